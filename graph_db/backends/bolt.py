@@ -1,0 +1,119 @@
+"""One Bolt client for every engine: the official ``neo4j`` driver.
+
+Queries are named (files of the Cypher library) and always run with
+parameters, inside managed transactions that the driver retries on transient
+errors. A batch is one transaction: all of it is stored, or none.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from graph_db import cypher
+from graph_db.backends.dialects import Dialect
+from graph_db.errors import GraphUnavailableError
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+Rows = list[dict[str, Any]]
+
+
+class Tx:
+    """A transaction that runs named queries: handed to ``GraphBackend.write_tx``."""
+
+    def __init__(self, tx: ManagedTransaction, dialect: Dialect) -> None:
+        self._tx = tx
+        self._dialect = dialect
+
+    def run(self, name: str, **params: Any) -> Rows:
+        return self._tx.run(cypher.query(name, self._dialect.name), params).data()
+
+
+class GraphBackend:
+    """The graph engine behind a ``LiquidGraph``: driver, dialect and schema runner."""
+
+    def __init__(
+        self,
+        driver: Driver,
+        database: str,
+        dialect: Dialect,
+        *,
+        run_sql: Callable[[list[str]], None] | None = None,
+        on_close: Callable[[], None] | None = None,
+        describe: str = "",
+    ) -> None:
+        self.driver = driver
+        self.database = database
+        self.dialect = dialect
+        self._run_sql = run_sql
+        self._on_close = on_close
+        self.describe = describe or dialect.name
+
+    # -- queries ------------------------------------------------------------------
+    def read(self, name: str, **params: Any) -> Rows:
+        """Run read query ``name`` in a managed read transaction."""
+        return self._execute(False, lambda tx: tx.run(name, **params))
+
+    def write(self, name: str, **params: Any) -> Rows:
+        """Run write query ``name`` in its own managed write transaction."""
+        return self._execute(True, lambda tx: tx.run(name, **params))
+
+    def write_tx(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in one write transaction: every query in it commits, or none."""
+        return self._execute(True, work)
+
+    def read_tx(self, work: Callable[[Tx], T]) -> T:
+        """Run ``work`` in one read transaction (a consistent view)."""
+        return self._execute(False, work)
+
+    def _execute(self, write: bool, work: Callable[[Tx], T]) -> T:
+        try:
+            with self.driver.session(database=self.database) as session:
+                run = session.execute_write if write else session.execute_read
+                return run(lambda tx: work(Tx(tx, self.dialect)))
+        except (ServiceUnavailable, AuthError) as e:
+            raise GraphUnavailableError(
+                f"The graph engine ({self.describe}) cannot be reached: {e}. Check that it is "
+                "running, MAGS_NEO4J_URI / MAGS_NEO4J_PASSWORD, or unset MAGS_NEO4J_URI to use "
+                "the embedded store."
+            ) from e
+
+    # -- schema -------------------------------------------------------------------
+    def ensure_schema(self, dimensions: int) -> None:
+        """Create labels, properties and indexes if missing (idempotent)."""
+        stmts = cypher.statements(self.dialect.schema_file, dimensions)
+        if self.dialect.schema_language == "sql":
+            if self._run_sql is not None:
+                self._run_sql(stmts)
+            return
+        with self.driver.session(database=self.database) as session:
+            for stmt in stmts:
+                session.run(stmt).consume()
+
+    def close(self) -> None:
+        self.driver.close()
+        if self._on_close is not None:
+            on_close, self._on_close = self._on_close, None
+            on_close()
+
+
+def connect(uri: str, auth: tuple[str, str] | None, timeout: float, what: str) -> Driver:
+    """A verified driver, or a ``GraphUnavailableError`` that names the fix."""
+    driver = GraphDatabase.driver(
+        uri, auth=auth, connection_timeout=timeout, max_transaction_retry_time=15.0
+    )
+    try:
+        driver.verify_connectivity()
+    except (ServiceUnavailable, AuthError, OSError, ValueError) as e:
+        driver.close()
+        raise GraphUnavailableError(
+            f"Cannot reach {what} at {uri}: {e}. Check the URI and credentials "
+            "(MAGS_NEO4J_URI, MAGS_NEO4J_USER, MAGS_NEO4J_PASSWORD), or unset MAGS_NEO4J_URI "
+            "to use the embedded store."
+        ) from e
+    return driver

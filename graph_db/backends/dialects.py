@@ -1,0 +1,69 @@
+"""What differs between Neo4j and ArcadeDB: the whole table fits on this screen.
+
+Callers never branch on the engine; they ask the dialect for an index name or
+a variant of a named query, and everything else is the shared Cypher library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: Literal["neo4j", "arcadedb"]
+    #: schema file under graph_db/cypher/ and the language it is written in
+    schema_file: str
+    schema_language: Literal["cypher", "sql"]
+    #: vector / full-text index names, formatted with the label
+    vector_index: str
+    fulltext_index: str
+    #: cosine as the engine reports it, index search and vector.similarity.cosine():
+    #: "half" is (1 + cos) / 2, "raw" is cos; callers always see raw cosine
+    index_score: Literal["half", "raw"]
+    exact_score: Literal["half", "raw"]
+    #: k-core: GDS procedure when installed, else Cypher peeling
+    kcore: Literal["gds-or-peel", "peel"]
+    #: the full-text engine's query syntax needs these characters escaped
+    fulltext_special: str
+
+    def to_cosine(self, score: float, exact: bool) -> float:
+        """The engine's similarity score as a plain cosine in [-1, 1]."""
+        kind = self.exact_score if exact else self.index_score
+        return 2.0 * score - 1.0 if kind == "half" else score
+
+    def vector_index_name(self, label: str) -> str:
+        return self.vector_index.format(label=label, lower=label.lower())
+
+    def fulltext_index_name(self, label: str) -> str:
+        return self.fulltext_index.format(label=label, lower=label.lower())
+
+
+_LUCENE_SPECIAL = '+-&|!(){}[]^"~*?:\\/'
+
+NEO4J = Dialect(
+    name="neo4j",
+    schema_file="schema.neo4j.cypher",
+    schema_language="cypher",
+    vector_index="{lower}_embedding",
+    fulltext_index="{lower}_text",
+    index_score="half",
+    exact_score="half",
+    kcore="gds-or-peel",
+    fulltext_special=_LUCENE_SPECIAL,
+)
+
+ARCADEDB = Dialect(
+    name="arcadedb",
+    schema_file="schema.arcadedb.sql",
+    schema_language="sql",
+    vector_index="{label}[embedding]",
+    fulltext_index="{label}[text]",
+    index_score="half",
+    exact_score="raw",
+    kcore="peel",
+    fulltext_special=_LUCENE_SPECIAL,
+)
+
+DIALECTS = {d.name: d for d in (NEO4J, ARCADEDB)}

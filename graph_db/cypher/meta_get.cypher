@@ -1,0 +1,2 @@
+MATCH (m:MagsMeta {key: $key})
+RETURN m.value AS value

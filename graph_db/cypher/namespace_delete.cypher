@@ -1,0 +1,12 @@
+// Forget a whole namespace: every node and edge it holds, and its registration.
+CALL {
+  MATCH (n:Episode {ns: $ns}) RETURN n
+  UNION
+  MATCH (n:Fact {ns: $ns}) RETURN n
+  UNION
+  MATCH (n:Entity {ns: $ns}) RETURN n
+  UNION
+  MATCH (n:Namespace {ns: $ns}) RETURN n
+}
+DETACH DELETE n
+RETURN count(*) AS deleted

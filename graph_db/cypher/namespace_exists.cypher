@@ -1,0 +1,2 @@
+MATCH (n:Namespace {ns: $ns})
+RETURN n.ns AS ns

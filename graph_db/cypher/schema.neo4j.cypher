@@ -1,0 +1,20 @@
+// Schema of the liquid graph on Neo4j 5 / 2025+ (idempotent).
+// __DIMENSIONS__ is the embedder's dimension, an integer checked by graph_db.schema.
+CREATE CONSTRAINT namespace_ns IF NOT EXISTS FOR (n:Namespace) REQUIRE n.ns IS UNIQUE;
+CREATE CONSTRAINT magsmeta_key IF NOT EXISTS FOR (n:MagsMeta) REQUIRE n.key IS UNIQUE;
+CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (n:Episode) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
+CREATE INDEX episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.ns);
+CREATE INDEX episode_ns_session IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.session_id);
+CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
+CREATE INDEX fact_ns_subject IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject);
+CREATE INDEX entity_ns_name IF NOT EXISTS FOR (n:Entity) ON (n.ns, n.name);
+CREATE FULLTEXT INDEX episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.text];
+CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.text];
+CREATE VECTOR INDEX episode_embedding IF NOT EXISTS FOR (n:Episode) ON (n.embedding)
+  OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON (n.embedding)
+  OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX entity_embedding IF NOT EXISTS FOR (n:Entity) ON (n.embedding)
+  OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};

@@ -1,0 +1,39 @@
+"""Errors that say what went wrong and how to fix it.
+
+Every error MAGS raises on bad input or a broken environment derives from
+``MagsError`` so callers can catch one type; the message always names the fix.
+"""
+
+from __future__ import annotations
+
+
+class MagsError(Exception):
+    """Base class for every MAGS error."""
+
+
+class InvalidInputError(MagsError, ValueError):
+    """Input that MAGS refuses to store (empty, too large, not UTF-8, wrong shape)."""
+
+
+class UnknownNamespaceError(MagsError, LookupError):
+    """A read on a namespace that holds no memories."""
+
+
+class NotFoundError(MagsError, LookupError):
+    """A memory id that does not exist in the namespace."""
+
+
+class EmbeddingMismatchError(MagsError, ValueError):
+    """Vectors whose dimension differs from the store's vector index."""
+
+
+class GraphUnavailableError(MagsError, ConnectionError):
+    """The graph engine cannot be reached or started."""
+
+
+class HomeLockedError(MagsError, RuntimeError):
+    """Another process holds the embedded store's home directory."""
+
+
+class SnapshotError(MagsError, ValueError):
+    """A snapshot file that cannot be read or does not match."""

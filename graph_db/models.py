@@ -1,0 +1,115 @@
+"""What goes into the store and what comes back: small typed records."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Block = Literal["episodic", "semantic"]
+Blocks = Literal["episodic", "semantic", "both"]
+LABEL_OF_BLOCK: dict[str, str] = {"episodic": "Episode", "semantic": "Fact"}
+BLOCK_OF_LABEL: dict[str, Block] = {"Episode": "episodic", "Fact": "semantic"}
+
+
+def labels_of(blocks: Blocks) -> list[str]:
+    """Node labels that hold the given block(s)."""
+    if blocks == "both":
+        return ["Episode", "Fact"]
+    if blocks not in LABEL_OF_BLOCK:
+        raise ValueError(f"blocks must be 'episodic', 'semantic' or 'both', not {blocks!r}")
+    return [LABEL_OF_BLOCK[blocks]]
+
+
+def to_epoch(value: datetime | float | int | str | None) -> float | None:
+    """Event times are stored as UTC epoch seconds (portable across engines)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError("a time cannot be a bool")
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()
+
+
+class EpisodeIn(BaseModel):
+    """One turn or event: what happened, who said it, when, in which session."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    speaker: str | None = None
+    session_id: str = "default"
+    ts: datetime | float | None = Field(default=None, description="Event time; default: now.")
+    entities: list[str] = Field(default_factory=list, description="Names the turn mentions.")
+    salience: float = Field(default=0.5, ge=0, le=1)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+
+class FactIn(BaseModel):
+    """A subject-predicate-object triplet with the writer's confidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str
+    predicate: str
+    object: str
+    confidence: float = Field(default=0.8, ge=0, le=1)
+    source_episode_id: str | None = None
+    valid_from: datetime | float | None = None
+    salience: float = Field(default=0.5, ge=0, le=1)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+
+    @field_validator("subject", "predicate", "object")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("subject, predicate and object must not be blank")
+        return v
+
+
+class Memory(BaseModel):
+    """A stored memory as callers see it (no embedding unless asked)."""
+
+    id: str
+    ns: str
+    block: Block
+    text: str
+    properties: dict[str, Any] = Field(default_factory=dict)
+    embedding: list[float] | None = None
+
+    @classmethod
+    def from_row(cls, memory: dict[str, Any], label: str) -> Memory:
+        props = {k: v for k, v in memory.items() if v is not None}
+        emb = props.pop("embedding", None)
+        return cls(
+            id=props.pop("id"),
+            ns=props.pop("ns"),
+            block=BLOCK_OF_LABEL[label],
+            text=props.pop("text", ""),
+            properties=props,
+            embedding=emb,
+        )
+
+
+class Hit(BaseModel):
+    """A search result: the memory, its fused score and what found it."""
+
+    memory: Memory
+    score: float
+    similarity: float | None = Field(default=None, description="Cosine to the query, if known.")
+    sources: list[str] = Field(default_factory=list, description="'vector', 'fulltext'.")
+
+
+class FactWrite(BaseModel):
+    """What happened to one fact on write."""
+
+    id: str
+    action: Literal["created", "merged"]

@@ -1,0 +1,163 @@
+"""Namespace-aware vector and full-text search over global per-label indexes.
+
+Vector and full-text indexes are global per label, not per namespace. A small
+tenant next to a big one would get an empty top-k if we only asked the index
+for k hits and filtered. So: a namespace that is a small share of the index is
+searched exactly (a scan of its own nodes); otherwise the index is asked for
+enough hits to expect k of this namespace, and asked again, wider, until k
+are found or the index is exhausted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graph_db.backends.dialects import Dialect
+from graph_db.settings import GraphSettings
+from graph_db.text import fulltext_query
+
+Run = Callable[..., list[dict[str, Any]]]
+EXACT_QUERY = {
+    "Episode": "vector_exact_episode",
+    "Fact": "vector_exact_fact",
+    "Entity": "vector_exact_entity",
+}
+RRF_K = 60
+
+
+@dataclass
+class Found:
+    """One raw hit: the node's properties (no embedding), its label, its cosine or score."""
+
+    memory: dict[str, Any]
+    label: str
+    score: float
+
+
+class Counts:
+    """Per-label node counts, globally and per namespace, cached for a moment.
+
+    They only steer how widely the index is asked; a stale count costs a
+    second, wider query, never a wrong answer.
+    """
+
+    def __init__(self, ttl_s: float = 2.0) -> None:
+        self.ttl_s = ttl_s
+        self._totals: tuple[float, dict[str, int]] | None = None
+        self._ns: dict[str, tuple[float, dict[str, int]]] = {}
+
+    def invalidate(self, ns: str | None = None) -> None:
+        self._totals = None
+        if ns is None:
+            self._ns.clear()
+        else:
+            self._ns.pop(ns, None)
+
+    def get(self, run: Run, ns: str) -> tuple[dict[str, int], dict[str, int]]:
+        now = time.monotonic()
+        if self._totals is None or now - self._totals[0] > self.ttl_s:
+            rows = run("label_totals")
+            self._totals = (now, {r["label"]: int(r["total"]) for r in rows})
+        cached = self._ns.get(ns)
+        if cached is None or now - cached[0] > self.ttl_s:
+            rows = run("stats_nodes", ns=ns)
+            cached = self._ns[ns] = (now, {r["label"]: int(r["count"]) for r in rows})
+        return self._totals[1], cached[1]
+
+
+class Searcher:
+    """Nearest-neighbour and full-text search for one store."""
+
+    def __init__(self, dialect: Dialect, settings: GraphSettings) -> None:
+        self.dialect = dialect
+        self.settings = settings
+        self.counts = Counts()
+
+    def nearest(
+        self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int
+    ) -> list[list[Found]]:
+        """The ``k`` nearest nodes of ``label`` in ``ns`` for each vector, best first."""
+        n = len(vectors)
+        if n == 0 or k <= 0:
+            return [[] for _ in range(n)]
+        totals, in_ns = self.counts.get(run, ns)
+        have, total = in_ns.get(label, 0), max(totals.get(label, 0), 1)
+        if have == 0:
+            return [[] for _ in range(n)]
+        want = min(k, have)
+        vecs = [v.tolist() for v in np.asarray(vectors, dtype=np.float32)]
+        small_share = have * self.settings.search_overfetch < total
+        if small_share and have <= self.settings.exact_search_max:
+            return self._exact(run, ns, label, vecs, k)
+        results: list[list[Found]] = [[] for _ in range(n)]
+        todo = list(range(n))
+        fetch = min(
+            total, max(k * self.settings.search_overfetch, math.ceil(1.5 * k * total / have))
+        )
+        while todo:
+            rows = run(
+                "vector_search",
+                ns=ns,
+                index=self.dialect.vector_index_name(label),
+                vectors=[vecs[i] for i in todo],
+                fetch=fetch,
+            )
+            got: dict[int, list[Found]] = {}
+            for r in rows:  # ordered by i, score desc
+                hits = got.setdefault(todo[r["i"]], [])
+                if len(hits) < k:
+                    cos = self.dialect.to_cosine(r["score"], exact=False)
+                    hits.append(Found(r["memory"], r["label"], cos))
+            for i in todo:
+                results[i] = got.get(i, [])
+            short = [i for i in todo if len(results[i]) < want]
+            if not short:
+                break
+            if fetch >= total:
+                # the index is exhausted but missed some (approximate search): scan exactly
+                if have <= self.settings.exact_search_max:
+                    exact = self._exact(run, ns, label, [vecs[i] for i in short], k)
+                    for i, hits in zip(short, exact, strict=True):
+                        results[i] = hits
+                break
+            todo, fetch = short, min(total, fetch * 4)
+        return results
+
+    def _exact(
+        self, run: Run, ns: str, label: str, vecs: list[list[float]], k: int
+    ) -> list[list[Found]]:
+        rows = run(EXACT_QUERY[label], ns=ns, vectors=vecs, k=k)
+        out: list[list[Found]] = [[] for _ in vecs]
+        for r in rows:
+            cos = self.dialect.to_cosine(r["score"], exact=True)
+            out[r["i"]].append(Found(r["memory"], r["label"], cos))
+        return out
+
+    def fulltext(self, run: Run, ns: str, label: str, text: str, k: int) -> list[Found]:
+        """Full-text hits of ``label`` in ``ns``; the query is reduced to plain words."""
+        query = fulltext_query(text)
+        if not query or k <= 0:
+            return []
+        rows = run(
+            "fulltext_search",
+            ns=ns,
+            index=self.dialect.fulltext_index_name(label),
+            query=query,
+            k=k,
+        )
+        return [Found(r["memory"], r["label"], float(r["score"])) for r in rows]
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
+    """Reciprocal rank fusion: sum of 1 / (k + rank) over the rankings an id appears in."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, key in enumerate(ranking, start=1):
+            scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
+    return scores

@@ -1,0 +1,71 @@
+"""Checks and normal forms for what users and models hand the store."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from graph_db.errors import InvalidInputError
+
+_NS_MAX = 256
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+_EDGE_PUNCT = " \t\n\r.,;:!?\"'`()[]{}<>"
+
+
+def check_ns(ns: object) -> str:
+    """A namespace is a non-empty string of at most 256 characters."""
+    if not isinstance(ns, str) or not ns.strip():
+        raise InvalidInputError(
+            f"namespace must be a non-empty string, got {ns!r}; pass the user or agent id"
+        )
+    if len(ns) > _NS_MAX:
+        raise InvalidInputError(f"namespace is {len(ns)} characters; the limit is {_NS_MAX}")
+    return check_text(ns, "namespace", _NS_MAX)
+
+
+def check_text(text: object, what: str, max_chars: int) -> str:
+    """Non-empty, valid UTF-8, at most ``max_chars`` characters; stored verbatim."""
+    if isinstance(text, bytes | bytearray):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InvalidInputError(
+                f"{what} is not valid UTF-8 (byte {e.start}); decode it first, e.g. "
+                "data.decode('utf-8', errors='replace')"
+            ) from e
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{what} must be a string, got {type(text).__name__}")
+    if not text.strip():
+        raise InvalidInputError(f"{what} is empty; there is nothing to remember")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidInputError(
+            f"{what} is not valid UTF-8 (lone surrogate at character {e.start}); decode input "
+            "with errors='replace' before storing it"
+        ) from e
+    if len(text) > max_chars:
+        raise InvalidInputError(
+            f"{what} is {len(text):,} characters; the limit is {max_chars:,} "
+            "(MAGS_MAX_TEXT_CHARS). Split it into several memories."
+        )
+    return text
+
+
+def entity_key(name: str) -> str:
+    """The normalised form entities are matched on: NFKC, case-folded, single spaces."""
+    s = unicodedata.normalize("NFKC", name).casefold()
+    return _SPACE.sub(" ", s).strip(_EDGE_PUNCT)
+
+
+def predicate_key(predicate: str) -> str:
+    """Predicates in snake case: 'Lives in' -> 'lives_in'."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", predicate).casefold())
+    return "_".join(words)
+
+
+def fulltext_query(text: str, max_terms: int = 32) -> str:
+    """A query for the full-text index made of words only (no query syntax reaches it)."""
+    words = _WORD.findall(text)
+    return " ".join(words[:max_terms])
