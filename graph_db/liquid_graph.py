@@ -338,7 +338,10 @@ class LiquidGraph:
                         f"source episode(s) {missing} not found in namespace {ns!r}; "
                         "write the episode first and pass its id"
                     )
-            keys = [{"i": i, "subject": p[1], "predicate": p[2]} for i, p in enumerate(prepared)]
+            keys = [
+                {"i": i, "subject_key": entity_key(p[1]), "predicate": p[2]}
+                for i, p in enumerate(prepared)
+            ]
             current: dict[int, list[dict[str, Any]]] = {}
             for r in tx.run("facts_current_by_key", ns=ns, keys=keys):
                 current.setdefault(r["i"], []).append(r)
@@ -348,9 +351,8 @@ class LiquidGraph:
             for i, ((f, subject, predicate, obj, text), vec) in enumerate(
                 zip(prepared, vectors, strict=True)
             ):
-                dup = self._duplicate_of(
-                    vec, obj, current.get(i, []), created_keys.get((subject, predicate), [])
-                )
+                key = (entity_key(subject), predicate)
+                dup = self._duplicate_of(vec, obj, current.get(i, []), created_keys.get(key, []))
                 if dup is not None:
                     reinforce.append({"id": dup, "confidence": f.confidence})
                     results.append(FactWrite(id=dup, action="merged"))
@@ -358,11 +360,12 @@ class LiquidGraph:
                         derived.append({"a": dup, "b": f.source_episode_id})
                     continue
                 fid = f.id or _new_id()
-                created_keys.setdefault((subject, predicate), []).append((fid, vec, obj))
+                created_keys.setdefault(key, []).append((fid, vec, obj))
                 create.append(
                     {
                         "id": fid,
                         "subject": subject,
+                        "subject_key": key[0],
                         "predicate": predicate,
                         "object": obj,
                         "text": text,
@@ -542,7 +545,8 @@ class LiquidGraph:
     def stats(self, ns: str) -> dict[str, Any]:
         """Counts of nodes per label and edges per type (with mean weight) in ``ns``."""
         ns = self._require_ns(ns)
-        nodes = {r["label"]: r["count"] for r in self.backend.read("stats_nodes", ns=ns)}
+        nodes = {"Episode": 0, "Fact": 0, "Entity": 0}  # engines differ on empty counts
+        nodes |= {r["label"]: r["count"] for r in self.backend.read("stats_nodes", ns=ns)}
         edges = {
             r["type"]: {"count": r["count"], "mean_w": r["mean_w"]}
             for r in self.backend.read("stats_edges", ns=ns)
@@ -550,7 +554,7 @@ class LiquidGraph:
         return {"ns": ns, "nodes": nodes, "edges": edges, "backend": self.backend.describe}
 
     # -- change / delete -----------------------------------------------------------------
-    def update(self, ns: str, memory_id: str, **changes: Any) -> Memory:
+    def update(self, ns: str, memory_id: str, /, **changes: Any) -> Memory:
         """Change fields of one memory; new text (or s/p/o of a fact) is re-embedded."""
         current = self.get(ns, memory_id)
         allowed = _EPISODE_UPDATABLE if current.block == "episodic" else _FACT_UPDATABLE
@@ -573,6 +577,7 @@ class LiquidGraph:
             predicate = predicate_key(props.get("predicate", p["predicate"]))
             obj = check_text(props.get("object", p["object"]), "fact object", limit)
             props.update(subject=subject, predicate=predicate, object=obj)
+            props["subject_key"] = entity_key(subject)
             props["text"] = fact_text(subject, predicate, obj)
         if "text" in props:
             props["text"] = check_text(props["text"], "text", limit)

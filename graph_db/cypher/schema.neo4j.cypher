@@ -8,7 +8,7 @@ CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
 CREATE INDEX episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.ns);
 CREATE INDEX episode_ns_session IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.session_id);
 CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
-CREATE INDEX fact_ns_subject IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject);
+CREATE INDEX fact_ns_subject IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key);
 CREATE INDEX entity_ns_name IF NOT EXISTS FOR (n:Entity) ON (n.ns, n.name);
 CREATE FULLTEXT INDEX episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.text];
 CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.text];

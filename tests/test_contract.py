@@ -1,0 +1,205 @@
+"""The store's contract, run on every backend (embedded ArcadeDB; Neo4j when configured)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph_db import EpisodeIn, FactIn, InvalidInputError, NotFoundError
+
+
+def _edges(graph, ns):
+    return {t: v["count"] for t, v in graph.stats(ns)["edges"].items()}
+
+
+def _session_order(graph, ns, session):
+    """Follow NEXT from the episode with no predecessor: the chain as stored."""
+    rows = graph.backend.read("export_edges", ns=ns)
+    nxt = {r["a"]: r["b"] for r in rows if r["type"] == "NEXT"}
+    eps = [
+        m for m in graph.list(ns, "episodic", limit=1000) if m.properties["session_id"] == session
+    ]
+    ids = {m.id for m in eps}
+    heads = ids - set(nxt.values())
+    assert len(heads) == 1, f"session {session} is not one chain: heads={heads}"
+    order, cur = [], heads.pop()
+    while cur is not None:
+        order.append(cur)
+        cur = nxt.get(cur)
+    return order
+
+
+def test_episodes_round_trip_with_their_fields(graph, ns):
+    ids = graph.add_episodes(
+        ns,
+        [
+            EpisodeIn(text="I moved to Berlin.", speaker="Alice", session_id="s1", ts=100.0),
+            {"text": "Nice!", "speaker": "Bob", "session_id": "s1", "ts": 101.0},
+        ],
+    )
+    got = graph.get(ns, ids[0], with_embedding=True)
+    assert got.text == "I moved to Berlin."
+    assert got.block == "episodic"
+    assert got.properties["speaker"] == "Alice"
+    assert got.properties["ts"] == 100.0
+    assert len(got.embedding) == graph.embedder.dim
+    assert np.linalg.norm(got.embedding) == pytest.approx(1.0, abs=1e-3)
+    assert [m.id for m in graph.get_many(ns, [ids[1], "nope", ids[0]])] == [ids[1], ids[0]]
+
+
+def test_next_links_follow_event_time_even_when_written_out_of_order(graph, ns):
+    a, c = graph.add_episodes(
+        ns,
+        [
+            {"text": "first", "session_id": "s", "ts": 1},
+            {"text": "third", "session_id": "s", "ts": 3},
+        ],
+    )
+    (b,) = graph.add_episodes(ns, [{"text": "second", "session_id": "s", "ts": 2}])
+    (d,) = graph.add_episodes(ns, [{"text": "fourth", "session_id": "s", "ts": 4}])
+    (x,) = graph.add_episodes(ns, [{"text": "other session", "session_id": "t", "ts": 2.5}])
+    assert _session_order(graph, ns, "s") == [a, b, c, d]
+    assert _edges(graph, ns)["NEXT"] == 3
+
+
+def test_entities_are_merged_by_normalised_name_and_linked(graph, ns):
+    graph.add_episodes(
+        ns,
+        [
+            {"text": "Berlin is big", "speaker": "Alice", "entities": ["Berlin"]},
+            {"text": "I love berlin", "speaker": "alice", "entities": ["BERLIN "]},
+        ],
+    )
+    assert graph.stats(ns)["nodes"]["Entity"] == 2  # alice, berlin
+    assert _edges(graph, ns)["MENTIONS"] == 4
+
+
+def test_new_memories_get_gat_style_assoc_edges(graph, ns):
+    graph.add_episodes(
+        ns, ["My cat Luna is sick.", "Luna the cat has a fever.", "Stock prices fell."]
+    )
+    edges = [e for e in graph.backend.read("export_edges", ns=ns) if e["type"] == "ASSOC"]
+    assert edges, "similar memories must be linked"
+    s = graph.settings
+    for e in edges:
+        assert 0 < e["props"]["w"] <= s.assoc_w0
+        assert e["props"]["fired_count"] == 0 and e["props"]["permanent"] is False
+    texts = {m.id: m.text for m in graph.list(ns)}
+    pairs = {frozenset((texts[e["a"]], texts[e["b"]])) for e in edges}
+    assert frozenset(("My cat Luna is sick.", "Luna the cat has a fever.")) in pairs
+    assert not any("Stock prices fell." in p for p in pairs)
+
+
+def test_facts_merge_near_duplicates_and_link_their_source(graph, ns):
+    (ep,) = graph.add_episodes(ns, [{"text": "I live in Berlin", "speaker": "Alice"}])
+    first = graph.add_facts(
+        ns,
+        [
+            FactIn(
+                subject="Alice",
+                predicate="Lives in",
+                object="Berlin",
+                confidence=0.6,
+                source_episode_id=ep,
+            )
+        ],
+    )
+    again = graph.add_facts(
+        ns, [{"subject": "alice", "predicate": "lives_in", "object": "berlin", "confidence": 0.5}]
+    )
+    assert first[0].action == "created" and again[0].action == "merged"
+    assert again[0].id == first[0].id
+    fact = graph.get(ns, first[0].id)
+    assert fact.block == "semantic"
+    assert fact.properties["predicate"] == "lives_in"
+    assert fact.text == "Alice lives in Berlin"
+    assert fact.properties["confidence"] == pytest.approx(1 - 0.4 * 0.5)
+    edges = _edges(graph, ns)
+    assert edges["DERIVED_FROM"] == 1 and edges["ABOUT"] == 2
+    other = graph.add_facts(ns, [{"subject": "Alice", "predicate": "likes", "object": "jazz"}])
+    assert other[0].action == "created"
+
+
+def test_a_batch_is_all_or_nothing(graph, ns):
+    graph.add_episodes(ns, ["keep me"])
+    before = graph.stats(ns)
+    with pytest.raises(NotFoundError):
+        graph.add_facts(
+            ns,
+            [
+                {"subject": "a", "predicate": "p", "object": "b"},
+                {"subject": "c", "predicate": "p", "object": "d", "source_episode_id": "missing"},
+            ],
+        )
+    assert graph.stats(ns) == before
+
+
+def test_search_modes_find_the_right_memory(graph, ns):
+    graph.add_episodes(
+        ns,
+        ["I adopted a cat named Luna", "We went hiking in the Alps", "My sister works as a nurse"],
+    )
+    graph.add_facts(ns, [{"subject": "Alice", "predicate": "owns", "object": "a cat named Luna"}])
+    for mode in ("vector", "hybrid"):
+        hits = graph.search(ns, "What pet does she have?", k=2, blocks="episodic", mode=mode)
+        assert hits[0].memory.text == "I adopted a cat named Luna"
+    hits = graph.search(ns, "Alps", k=3, mode="fulltext")
+    assert [h.memory.text for h in hits] == ["We went hiking in the Alps"]
+    sem = graph.search(ns, "pet cat", k=5, blocks="semantic")
+    assert {h.memory.block for h in sem} == {"semantic"}
+    assert sem[0].similarity is not None and -1 <= sem[0].similarity <= 1
+
+
+def test_update_re_embeds_and_refuses_unknown_fields(graph, ns):
+    (eid,) = graph.add_episodes(ns, ["I like tea"])
+    old = graph.get(ns, eid, with_embedding=True).embedding
+    graph.update(ns, eid, text="I like coffee", metadata={"edited": True})
+    new = graph.get(ns, eid, with_embedding=True)
+    assert new.text == "I like coffee" and new.properties["metadata"] == '{"edited": true}'
+    assert not np.allclose(old, new.embedding)
+    with pytest.raises(InvalidInputError, match="cannot update"):
+        graph.update(ns, eid, ns="someone-else")
+    fid = graph.add_fact(ns, "Bob", "lives_in", "Paris")
+    assert graph.update(ns, fid, object="Rome").text == "Bob lives in Rome"
+
+
+def test_delete_leaves_no_orphans_and_bridges_the_session(graph, ns):
+    a, b, c = graph.add_episodes(
+        ns,
+        [
+            {"text": "one", "ts": 1, "entities": ["Zed"]},
+            {"text": "two", "ts": 2, "entities": ["Zed", "Yan"]},
+            {"text": "three", "ts": 3},
+        ],
+    )
+    graph.delete(ns, b)
+    assert _session_order(graph, ns, "default") == [a, c]
+    assert graph.stats(ns)["nodes"]["Entity"] == 1  # Yan was only in b
+    graph.delete(ns, a)
+    graph.delete(ns, c)
+    stats = graph.stats(ns)
+    assert stats["nodes"] == {"Episode": 0, "Fact": 0, "Entity": 0}
+    assert stats["edges"] == {}
+    with pytest.raises(NotFoundError):
+        graph.delete(ns, a)
+
+
+def test_forget_cascades_to_facts_learned_only_from_that_turn(graph, ns):
+    e1, e2 = graph.add_episodes(ns, ["I live in Oslo", "Still in Oslo, yes"])
+    only = graph.add_fact(ns, "me", "lives_in", "Oslo", source_episode_id=e1)
+    both = graph.add_fact(ns, "me", "likes", "fjords", source_episode_id=e1)
+    graph.add_facts(
+        ns, [{"subject": "me", "predicate": "likes", "object": "fjords", "source_episode_id": e2}]
+    )
+    deleted = graph.forget(ns, e1)
+    assert set(deleted) == {e1, only}
+    assert graph.get(ns, both).properties["object"] == "fjords"
+
+
+def test_list_namespaces_and_forget_namespace(graph, ns):
+    graph.add_episodes(ns, ["a", "b", "c"])
+    assert len(graph.list(ns, limit=2)) == 2
+    assert len(graph.list(ns, limit=10, offset=2)) == 1
+    assert ns in graph.namespaces(prefix="test-")
+    assert graph.forget_namespace(ns) >= 4
+    assert ns not in graph.namespaces(prefix="test-")
