@@ -21,7 +21,12 @@ import numpy as np
 
 from graph_db.backends import GraphBackend, Tx, open_backend
 from graph_db.embeddings import Embedder, check_vectors, make_embedder
-from graph_db.errors import InvalidInputError, NotFoundError, UnknownNamespaceError
+from graph_db.errors import (
+    EmbeddingMismatchError,
+    InvalidInputError,
+    NotFoundError,
+    UnknownNamespaceError,
+)
 from graph_db.linking import attention_weights, chain_diff
 from graph_db.models import (
     BLOCK_OF_LABEL,
@@ -76,8 +81,13 @@ class LiquidGraph:
         self.embedder = embedder or make_embedder(self.settings)
         self.backend = backend or open_backend(self.settings)
         try:
+            stored = self._stored_meta()
+            self._check_dimension(stored)
             self.backend.ensure_schema(self.embedder.dim)
-            self._check_meta()
+            if stored is None:
+                mine = {"version": SCHEMA_VERSION, "dim": self.embedder.dim}
+                mine["model"] = self.embedder.name
+                self.backend.write("meta_put", key="schema", value=json.dumps(mine))
         except BaseException:
             self.backend.close()
             raise
@@ -94,17 +104,19 @@ class LiquidGraph:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _check_meta(self) -> None:
-        """The store remembers its embedding dimension: a different model is refused."""
-        rows = self.backend.read("meta_get", key="schema")
-        mine = {"version": SCHEMA_VERSION, "dim": self.embedder.dim, "model": self.embedder.name}
-        if not rows or rows[0]["value"] is None:
-            self.backend.write("meta_put", key="schema", value=json.dumps(mine))
-            return
-        stored = json.loads(rows[0]["value"])
-        if stored.get("dim") != self.embedder.dim:
-            from graph_db.errors import EmbeddingMismatchError
+    def _stored_meta(self) -> dict[str, Any] | None:
+        """What the store says about itself (None for a new store)."""
+        from neo4j.exceptions import Neo4jError
 
+        try:
+            rows = self.backend.read("meta_get", key="schema")
+        except Neo4jError:  # a new ArcadeDB store has no MagsMeta type yet
+            return None
+        return json.loads(rows[0]["value"]) if rows and rows[0]["value"] else None
+
+    def _check_dimension(self, stored: dict[str, Any] | None) -> None:
+        """The store remembers its embedding dimension: a different model is refused."""
+        if stored is not None and stored.get("dim") != self.embedder.dim:
             raise EmbeddingMismatchError(
                 f"This store holds {stored.get('dim')}-dimensional vectors from "
                 f"{stored.get('model')!r}; the embedder {self.embedder.name!r} gives "

@@ -37,6 +37,19 @@ def to_epoch(value: datetime | float | int | str | None) -> float | None:
     return value.timestamp()
 
 
+def _decode_bytes(value: Any) -> Any:
+    """Bytes are accepted if they are UTF-8; otherwise the error says how to fix them."""
+    if isinstance(value, bytes | bytearray):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError(
+                f"not valid UTF-8 (byte {e.start}); decode it first, e.g. "
+                "data.decode('utf-8', errors='replace')"
+            ) from None
+    return value
+
+
 class EpisodeIn(BaseModel):
     """One turn or event: what happened, who said it, when, in which session."""
 
@@ -50,6 +63,8 @@ class EpisodeIn(BaseModel):
     salience: float = Field(default=0.5, ge=0, le=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
+
+    _decode = field_validator("text", "speaker", "session_id", mode="before")(_decode_bytes)
 
 
 class FactIn(BaseModel):
@@ -66,6 +81,8 @@ class FactIn(BaseModel):
     salience: float = Field(default=0.5, ge=0, le=1)
     metadata: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
+
+    _decode = field_validator("subject", "predicate", "object", mode="before")(_decode_bytes)
 
     @field_validator("subject", "predicate", "object")
     @classmethod

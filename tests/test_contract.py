@@ -57,7 +57,7 @@ def test_next_links_follow_event_time_even_when_written_out_of_order(graph, ns):
     )
     (b,) = graph.add_episodes(ns, [{"text": "second", "session_id": "s", "ts": 2}])
     (d,) = graph.add_episodes(ns, [{"text": "fourth", "session_id": "s", "ts": 4}])
-    (x,) = graph.add_episodes(ns, [{"text": "other session", "session_id": "t", "ts": 2.5}])
+    graph.add_episodes(ns, [{"text": "other session", "session_id": "t", "ts": 2.5}])
     assert _session_order(graph, ns, "s") == [a, b, c, d]
     assert _edges(graph, ns)["NEXT"] == 3
 

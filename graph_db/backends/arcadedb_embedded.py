@@ -166,7 +166,10 @@ class EmbeddedArcadeDB:
             raise GraphUnavailableError(
                 "The embedded store needs arcadedb-embedded: pip install arcadedb-embedded"
             ) from e
-        start_jvm(heap_size=self.heap, jvm_args=[f"-Djava.util.logging.config.file={props}"])
+        import jpype
+
+        if not jpype.isJVMStarted():  # one JVM per process: the first home sets its options
+            start_jvm(heap_size=self.heap, jvm_args=[f"-Djava.util.logging.config.file={props}"])
         bolt_port = _free_port()
         self._server = arcadedb.create_server(
             str(root),

@@ -1,0 +1,99 @@
+"""Bad input gets a clear error naming the fix, and nothing stored is lost."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph_db import (
+    EmbeddingMismatchError,
+    GraphSettings,
+    GraphUnavailableError,
+    InvalidInputError,
+    LiquidGraph,
+    UnknownNamespaceError,
+)
+from graph_db.embeddings import check_vectors
+
+
+class TinyEmbedder:
+    """A real embedder of the wrong dimension (8) for this store."""
+
+    name = "tiny-hash-8"
+    dim = 8
+
+    def embed(self, texts):
+        out = np.array([[hash((t, i)) % 97 + 1 for i in range(8)] for t in texts], dtype=np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def seeded(graph, ns):
+    graph.add_episodes(ns, ["I keep this memory"])
+    graph.add_fact(ns, "I", "keep", "this fact")
+    before = (graph.stats(ns), [m.id for m in graph.list(ns)])
+    yield ns
+    assert (graph.stats(ns), [m.id for m in graph.list(ns)]) == before, "bad input lost data"
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("", "empty"),
+        ("   \n", "empty"),
+        ("x" * 1_000_000, "MAGS_MAX_TEXT_CHARS"),
+        (b"caf\xe9 invalid", "not valid UTF-8"),
+        ("lone \udcff surrogate", "not valid UTF-8"),
+        (42, "valid string"),
+    ],
+)
+def test_bad_episode_text_is_refused_whole(graph, seeded, text, match):
+    with pytest.raises(InvalidInputError, match=match):
+        graph.add_episodes(seeded, ["a fine turn", {"text": text}])
+
+
+def test_bad_facts_are_refused(graph, seeded):
+    with pytest.raises(InvalidInputError, match="blank"):
+        graph.add_facts(seeded, [{"subject": " ", "predicate": "p", "object": "o"}])
+    with pytest.raises(InvalidInputError, match="no words"):
+        graph.add_facts(seeded, [{"subject": "s", "predicate": "!!", "object": "o"}])
+    with pytest.raises(InvalidInputError, match="confidence"):
+        graph.add_facts(
+            seeded, [{"subject": "s", "predicate": "p", "object": "o", "confidence": 2}]
+        )
+    with pytest.raises(InvalidInputError, match="extra"):
+        graph.add_episodes(seeded, [{"text": "hi", "ns": "someone-else"}])
+
+
+@pytest.mark.parametrize("bad_ns", ["", "   ", None, "x" * 300, "bad \udcff"])
+def test_bad_namespaces_are_refused(graph, bad_ns):
+    with pytest.raises(InvalidInputError, match="namespace"):
+        graph.add_episodes(bad_ns, ["hello"])
+
+
+def test_unknown_namespace_reads_say_so(graph, ns):
+    for call in (
+        lambda: graph.search(ns, "anything"),
+        lambda: graph.list(ns),
+        lambda: graph.get(ns, "some-id"),
+        lambda: graph.stats(ns),
+        lambda: graph.export(ns, "/tmp/never.snap.gz"),
+    ):
+        with pytest.raises(UnknownNamespaceError, match="write to it first"):
+            call()
+
+
+def test_wrong_dimensions_are_refused(graph, home):
+    with pytest.raises(EmbeddingMismatchError, match="dimension"):
+        check_vectors(np.zeros((2, 5)), 384, 2)
+    with pytest.raises(EmbeddingMismatchError, match="NaN"):
+        check_vectors(np.full((1, 384), np.nan), 384, 1)
+    if graph.backend.dialect.name == "arcadedb":
+        with pytest.raises(EmbeddingMismatchError, match="MAGS_EMBEDDING_MODEL"):
+            LiquidGraph(GraphSettings(home=home), embedder=TinyEmbedder())
+
+
+def test_an_unreachable_engine_names_the_fix():
+    settings = GraphSettings(neo4j_uri="bolt://127.0.0.1:9", connect_timeout_s=2)
+    with pytest.raises(GraphUnavailableError, match="MAGS_NEO4J_URI"):
+        LiquidGraph(settings, embedder=TinyEmbedder())
