@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +104,8 @@ def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> d
             f"({header['embedding_model']})."
         )
     target = check_ns(ns or header["ns"])
+    if target != header["ns"]:
+        nodes, edges = _with_new_ids(nodes, edges)
     now = time.time()
 
     def work(tx: Tx) -> None:
@@ -122,3 +125,18 @@ def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> d
     graph.backend.write_tx(work)
     graph._after_write(target)
     return {"nodes": len(nodes), "edges": len(edges)}
+
+
+def _with_new_ids(nodes: list[dict], edges: list[dict]) -> tuple[list[dict], list[dict]]:
+    """A copy into another namespace gets fresh ids (ids are unique store-wide)."""
+    new = {n["props"]["id"]: str(uuid.uuid4()) for n in nodes}
+    nodes = [{**n, "props": _remap(n["props"], new)} for n in nodes]
+    edges = [{**e, "a": new.get(e["a"], e["a"]), "b": new.get(e["b"], e["b"])} for e in edges]
+    return nodes, edges
+
+
+def _remap(props: dict[str, Any], new: dict[str, str]) -> dict[str, Any]:
+    out = {**props, "id": new[props["id"]]}
+    if props.get("source_episode_id") in new:
+        out["source_episode_id"] = new[props["source_episode_id"]]
+    return out

@@ -41,7 +41,11 @@ def statements(filename: str, dimensions: int) -> list[str]:
 def names() -> list[str]:
     """Every query name in the shared library."""
     base = resources.files(__name__)
-    return sorted(p.name[: -len(".cypher")] for p in base.iterdir() if p.name.endswith(".cypher"))
+    return sorted(
+        p.name[: -len(".cypher")]
+        for p in base.iterdir()
+        if p.name.endswith(".cypher") and not p.name.startswith("schema.")
+    )
 
 
 def overrides(dialect: str) -> list[str]:
