@@ -1,0 +1,34 @@
+# The two commands of the README. Each creates .venv and installs what it needs.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+PYTEST_ARGS ?=
+
+.PHONY: demo test setup lint bench clean
+
+demo: setup          ## set up and run the main job
+	$(VENV)/bin/mags demo
+
+test: setup          ## set up and run the tests
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	# the CPU build of torch first: a bare 'torch' pulls a multi-GB CUDA build
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[dev]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+lint: setup
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
+
+bench: setup
+	$(PY) benchmarks/bench_store.py
+
+clean:
+	rm -rf $(VENV) tests/.npm

@@ -1,0 +1,1 @@
+"""finetune: CoM data, rewards, GRPO + LoRA training and export of the engram/recall adapters."""
