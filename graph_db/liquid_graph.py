@@ -39,7 +39,7 @@ from graph_db.models import (
     labels_of,
     to_epoch,
 )
-from graph_db.search import Found, Searcher, rrf
+from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key
 
@@ -160,7 +160,7 @@ class LiquidGraph:
         for label in ("Episode", "Fact"):
             found = self.search_engine.nearest(tx.run, ns, label, vectors, m)
             for i, hits in enumerate(found):
-                existing[i].extend((h.memory["id"], h.score) for h in hits)
+                existing[i].extend((h.id, h.score) for h in hits)
         batch_sims = vectors @ vectors.T
         rows = []
         for i, node_id in enumerate(ids):
@@ -206,7 +206,7 @@ class LiquidGraph:
             new_rows, aliases = [], []
             for key, vec, hits in zip(unknown, vecs, near, strict=True):
                 if hits and hits[0].score >= self.settings.entity_threshold:
-                    ids[key] = hits[0].memory["id"]
+                    ids[key] = hits[0].id
                     aliases.append({"id": ids[key], "alias": key})
                     continue
                 ids[key] = _new_id()
@@ -490,35 +490,29 @@ class LiquidGraph:
         labels = labels_of(blocks)
         run = self.backend.read
         rankings: list[list[str]] = []
-        found: dict[str, Found] = {}
         sims: dict[str, float] = {}
         sources: dict[str, list[str]] = {}
         if mode in ("hybrid", "vector"):
             vec = self._embed([query])
             for label in labels:
                 hits = self.search_engine.nearest(run, ns, label, vec, k)[0]
-                rankings.append([h.memory["id"] for h in hits])
+                rankings.append([h.id for h in hits])
                 for h in hits:
-                    found[h.memory["id"]] = h
-                    sims[h.memory["id"]] = h.score
-                    sources.setdefault(h.memory["id"], []).append("vector")
+                    sims[h.id] = h.score
+                    sources.setdefault(h.id, []).append("vector")
         if mode in ("hybrid", "fulltext"):
             for label in labels:
                 hits = self.search_engine.fulltext(run, ns, label, query, k)
-                rankings.append([h.memory["id"] for h in hits])
+                rankings.append([h.id for h in hits])
                 for h in hits:
-                    found.setdefault(h.memory["id"], h)
-                    sources.setdefault(h.memory["id"], []).append("fulltext")
+                    sources.setdefault(h.id, []).append("fulltext")
         fused = rrf(rankings)
         order = sorted(fused, key=lambda i: (-fused[i], -sims.get(i, -2.0)))[:k]
+        memories = {m.id: m for m in self.get_many(ns, order)}
         return [
-            Hit(
-                memory=Memory.from_row(found[i].memory, found[i].label),
-                score=fused[i],
-                similarity=sims.get(i),
-                sources=sources[i],
-            )
+            Hit(memory=memories[i], score=fused[i], similarity=sims.get(i), sources=sources[i])
             for i in order
+            if i in memories  # deleted between the two reads
         ]
 
     def get(self, ns: str, memory_id: str, *, with_embedding: bool = False) -> Memory:

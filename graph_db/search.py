@@ -33,9 +33,9 @@ RRF_K = 60
 
 @dataclass
 class Found:
-    """One raw hit: the node's properties (no embedding), its label, its cosine or score."""
+    """One raw hit: a node's id and label, and its cosine (vector) or score (full-text)."""
 
-    memory: dict[str, Any]
+    id: str
     label: str
     score: float
 
@@ -113,7 +113,7 @@ class Searcher:
                 hits = got.setdefault(todo[r["i"]], [])
                 if len(hits) < k:
                     cos = self.dialect.to_cosine(r["score"], exact=False)
-                    hits.append(Found(r["memory"], r["label"], cos))
+                    hits.append(Found(r["id"], label, cos))
             for i in todo:
                 results[i] = got.get(i, [])
             short = [i for i in todo if len(results[i]) < want]
@@ -136,7 +136,7 @@ class Searcher:
         out: list[list[Found]] = [[] for _ in vecs]
         for r in rows:
             cos = self.dialect.to_cosine(r["score"], exact=True)
-            out[r["i"]].append(Found(r["memory"], r["label"], cos))
+            out[r["i"]].append(Found(r["id"], label, cos))
         return out
 
     def fulltext(self, run: Run, ns: str, label: str, text: str, k: int) -> list[Found]:
@@ -151,7 +151,7 @@ class Searcher:
             query=query,
             k=k,
         )
-        return [Found(r["memory"], r["label"], float(r["score"])) for r in rows]
+        return [Found(r["id"], label, float(r["score"])) for r in rows]
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:

@@ -93,14 +93,13 @@ GLOBAL = {"label_totals", "namespace_list", "meta_get", "meta_put"}
 
 
 def test_every_memory_pattern_is_filtered_by_namespace():
-    """Each (x:Episode|Fact|Entity|Namespace ...) pattern carries ns: $ns, or is a
-    search whose hits are filtered with WHERE node.ns = $ns."""
+    """Each (x:Episode|Fact|Entity|Namespace ...) pattern carries ns: $ns or is checked
+    with x.ns = $ns (lookups by id), and index searches keep only node.ns = $ns."""
     for name in sorted(set(cypher.names()) - GLOBAL):
         code = _code(name)
-        for m in re.finditer(r"\(\w*:(Episode|Fact|Entity|Namespace)\b([^)]*)\)", code):
-            if code[: m.start()].rstrip().endswith("CREATE"):
-                assert ".ns = $ns" in code, f"{name}: {m.group(0)} is created outside ns"
-            else:
-                assert "ns: $ns" in m.group(2), f"{name}: {m.group(0)} is not filtered by ns"
+        for m in re.finditer(r"\((\w*):(Episode|Fact|Entity|Namespace)\b([^)]*)\)", code):
+            var, props = m.group(1), m.group(3)
+            filtered = "ns: $ns" in props or (var and f"{var}.ns = $ns" in code)
+            assert filtered, f"{name}: {m.group(0)} is not filtered by ns"
         if "queryNodes" in code:
             assert "WHERE node.ns = $ns" in code, name

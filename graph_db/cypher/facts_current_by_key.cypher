@@ -1,6 +1,6 @@
 // Current facts with the same subject and predicate as each new fact (duplicates, conflicts).
 UNWIND $keys AS k
-MATCH (f:Fact {ns: $ns, subject_key: k.subject_key})
-WHERE f.predicate = k.predicate AND f.valid_to IS NULL
+MATCH (f:Fact {subject_key: k.subject_key})
+WHERE f.ns = $ns AND f.predicate = k.predicate AND f.valid_to IS NULL
 RETURN k.i AS i, f.id AS id, f.object AS object, f.embedding AS embedding,
        f.confidence AS confidence, f.importance AS importance

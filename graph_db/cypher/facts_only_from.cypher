@@ -1,7 +1,8 @@
 // Facts learned from this episode and from no other (forgotten with it on request).
-MATCH (f:Fact {ns: $ns})-[:DERIVED_FROM]->(e:Episode {ns: $ns, id: $id})
-WHERE NOT EXISTS {
-  MATCH (f)-[:DERIVED_FROM]->(o:Episode {ns: $ns})
-  WHERE o.id <> $id
-}
+MATCH (f:Fact)-[:DERIVED_FROM]->(e:Episode {id: $id})
+WHERE e.ns = $ns AND f.ns = $ns
+  AND NOT EXISTS {
+    MATCH (f)-[:DERIVED_FROM]->(o:Episode)
+    WHERE o.ns = $ns AND o.id <> $id
+  }
 RETURN f.id AS id

@@ -1,7 +1,10 @@
 // (:Fact)-[:DERIVED_FROM]->(:Episode): the turn a fact was learned from.
+// Nodes are found by id (unique index) and then checked against the namespace.
 UNWIND $rows AS r
-MATCH (a:Fact {ns: $ns, id: r.a})
-MATCH (b:Episode {ns: $ns, id: r.b})
+MATCH (a:Fact {id: r.a})
+WHERE a.ns = $ns
+MATCH (b:Episode {id: r.b})
+WHERE b.ns = $ns
 MERGE (a)-[x:DERIVED_FROM]->(b)
 SET x += r.props
 RETURN count(x) AS linked

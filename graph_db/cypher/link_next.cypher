@@ -1,7 +1,10 @@
 // (:Episode)-[:NEXT]->(:Episode) in time order within a session.
+// Nodes are found by id (unique index) and then checked against the namespace.
 UNWIND $rows AS r
-MATCH (a:Episode {ns: $ns, id: r.a})
-MATCH (b:Episode {ns: $ns, id: r.b})
+MATCH (a:Episode {id: r.a})
+WHERE a.ns = $ns
+MATCH (b:Episode {id: r.b})
+WHERE b.ns = $ns
 MERGE (a)-[x:NEXT]->(b)
 SET x += r.props
 RETURN count(x) AS linked

@@ -1,9 +1,12 @@
 // Delete one memory with all its edges; returns the entities it touched (maybe orphaned now).
-OPTIONAL MATCH (e:Episode {ns: $ns, id: $id})
-OPTIONAL MATCH (f:Fact {ns: $ns, id: $id})
+OPTIONAL MATCH (e:Episode {id: $id})
+WHERE e.ns = $ns
+OPTIONAL MATCH (f:Fact {id: $id})
+WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
-OPTIONAL MATCH (m)-[:MENTIONS|ABOUT]->(x:Entity {ns: $ns})
+OPTIONAL MATCH (m)-[:MENTIONS|ABOUT]->(x:Entity)
+WHERE x.ns = $ns
 WITH m, collect(x.id) AS entities
 DETACH DELETE m
 RETURN entities

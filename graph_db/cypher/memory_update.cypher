@@ -1,6 +1,8 @@
 // Set properties of one memory; a null value removes the property.
-OPTIONAL MATCH (e:Episode {ns: $ns, id: $id})
-OPTIONAL MATCH (f:Fact {ns: $ns, id: $id})
+OPTIONAL MATCH (e:Episode {id: $id})
+WHERE e.ns = $ns
+OPTIONAL MATCH (f:Fact {id: $id})
+WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
 SET m += $props
