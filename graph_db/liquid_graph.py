@@ -235,13 +235,55 @@ class LiquidGraph:
         self, ns: str, episodes: Sequence[EpisodeIn | Mapping[str, Any] | str]
     ) -> list[str]:
         """Store turns/events in one transaction; returns their ids in input order."""
+        return self._write_episodes(*self._prepare_episodes(ns, episodes))
+
+    def ingest(
+        self,
+        ns: str,
+        episodes: Iterable[EpisodeIn | Mapping[str, Any] | str],
+        batch_size: int = 100,
+        progress: bool = False,
+    ) -> list[str]:
+        """Bulk import: one transaction per batch, the next batch embedded while this one
+        is written (the model and the engine each keep a core busy).
+
+        A failure stops the import: the batches before it are stored, the failing one is not.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        from tqdm import tqdm
+
+        items = list(episodes)
+        batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+        ids: list[str] = []
+        with (
+            ThreadPoolExecutor(max_workers=1) as pool,
+            tqdm(total=len(items), disable=not progress, unit="turn", desc=f"ingest {ns}") as bar,
+        ):
+            ahead = pool.submit(self._prepare_episodes, ns, batches[0]) if batches else None
+            for i in range(len(batches)):
+                prepared = ahead.result()
+                if i + 1 < len(batches):
+                    ahead = pool.submit(self._prepare_episodes, ns, batches[i + 1])
+                ids += self._write_episodes(*prepared)
+                bar.update(len(batches[i]))
+        return ids
+
+    def _prepare_episodes(
+        self, ns: str, episodes: Sequence[EpisodeIn | Mapping[str, Any] | str]
+    ) -> tuple[str, list[EpisodeIn], list[str], np.ndarray]:
+        """Validate and embed (no store access: may run ahead in another thread)."""
         ns = check_ns(ns)
         items = [self._coerce(EpisodeIn, e) for e in episodes]
-        if not items:
-            return []
         limit = self.settings.max_text_chars
         texts = [check_text(e.text, "episode text", limit) for e in items]
-        vectors = self._embed(texts)
+        return ns, items, texts, self._embed(texts) if texts else np.zeros((0, 0))
+
+    def _write_episodes(
+        self, ns: str, items: list[EpisodeIn], texts: list[str], vectors: np.ndarray
+    ) -> list[str]:
+        if not items:
+            return []
         now = time.time()
         rows, mentions = [], []
         for e, text, vec in zip(items, texts, vectors, strict=True):
@@ -304,7 +346,7 @@ class LiquidGraph:
                 tx.run("link_assoc", ns=ns, rows=assoc)
 
         self.backend.write_tx(work)
-        self._after_write(ns)
+        self._after_write(ns, Episode=len(rows))
         return ids
 
     def add_episode(self, ns: str, text: str, **fields: Any) -> str:
@@ -426,7 +468,7 @@ class LiquidGraph:
             return results
 
         results = self.backend.write_tx(work)
-        self._after_write(ns)
+        self._after_write(ns, Fact=sum(r.action == "created" for r in results))
         return results
 
     def add_fact(self, ns: str, subject: str, predicate: str, obj: str, **fields: Any) -> str:
@@ -454,9 +496,11 @@ class LiquidGraph:
                 return fid
         return best
 
-    def _after_write(self, ns: str) -> None:
+    def _after_write(self, ns: str, **created: int) -> None:
+        """Note a committed write: the namespace exists; nodes per label were added."""
         self._known_ns.add(ns)
-        self.search_engine.counts.invalidate(ns)
+        for label, n in created.items():
+            self.search_engine.counts.add(ns, label, n)
 
     @staticmethod
     def _coerce(model: type, value: Any) -> Any:
@@ -622,7 +666,7 @@ class LiquidGraph:
             return victims
 
         deleted = self.backend.write_tx(work)
-        self._after_write(ns)
+        self.search_engine.counts.invalidate(ns)
         return deleted
 
     def forget_namespace(self, ns: str) -> int:

@@ -41,13 +41,14 @@ class Found:
 
 
 class Counts:
-    """Per-label node counts, globally and per namespace, cached for a moment.
+    """Per-label node counts, globally and per namespace, cached.
 
-    They only steer how widely the index is asked; a stale count costs a
-    second, wider query, never a wrong answer.
+    They only steer how widely the index is asked. This process's own writes adjust
+    them (``add``); other processes' writes show after ``ttl_s``. A cached zero is
+    never trusted: it is counted again.
     """
 
-    def __init__(self, ttl_s: float = 2.0) -> None:
+    def __init__(self, ttl_s: float = 30.0) -> None:
         self.ttl_s = ttl_s
         self._totals: tuple[float, dict[str, int]] | None = None
         self._ns: dict[str, tuple[float, dict[str, int]]] = {}
@@ -59,16 +60,24 @@ class Counts:
         else:
             self._ns.pop(ns, None)
 
-    def get(self, run: Run, ns: str) -> tuple[dict[str, int], dict[str, int]]:
+    def add(self, ns: str, label: str, delta: int) -> None:
+        """Count ``delta`` new (or, negative, deleted) nodes of ``label`` in ``ns``."""
+        for counts in (self._totals, self._ns.get(ns)):
+            if counts is not None:
+                counts[1][label] = max(0, counts[1].get(label, 0) + delta)
+
+    def get(self, run: Run, ns: str, label: str) -> tuple[int, int]:
+        """(total nodes of ``label``, nodes of ``label`` in ``ns``)."""
         now = time.monotonic()
+        cached = self._ns.get(ns)
+        if cached is None or now - cached[0] > self.ttl_s or not cached[1].get(label):
+            rows = run("stats_nodes", ns=ns)
+            cached = self._ns[ns] = (now, {r["label"]: int(r["count"]) for r in rows})
         if self._totals is None or now - self._totals[0] > self.ttl_s:
             rows = run("label_totals")
             self._totals = (now, {r["label"]: int(r["total"]) for r in rows})
-        cached = self._ns.get(ns)
-        if cached is None or now - cached[0] > self.ttl_s:
-            rows = run("stats_nodes", ns=ns)
-            cached = self._ns[ns] = (now, {r["label"]: int(r["count"]) for r in rows})
-        return self._totals[1], cached[1]
+        have = cached[1].get(label, 0)
+        return max(self._totals[1].get(label, 0), have, 1), have
 
 
 class Searcher:
@@ -86,8 +95,7 @@ class Searcher:
         n = len(vectors)
         if n == 0 or k <= 0:
             return [[] for _ in range(n)]
-        totals, in_ns = self.counts.get(run, ns)
-        have, total = in_ns.get(label, 0), max(totals.get(label, 0), 1)
+        total, have = self.counts.get(run, ns, label)
         if have == 0:
             return [[] for _ in range(n)]
         want = min(k, have)
@@ -97,9 +105,8 @@ class Searcher:
             return self._exact(run, ns, label, vecs, k)
         results: list[list[Found]] = [[] for _ in range(n)]
         todo = list(range(n))
-        fetch = min(
-            total, max(k * self.settings.search_overfetch, math.ceil(1.5 * k * total / have))
-        )
+        # enough hits to expect k of this namespace; a miss widens it below
+        fetch = min(total, max(k, math.ceil(1.5 * k * total / have)))
         while todo:
             rows = run(
                 "vector_search",

@@ -91,8 +91,9 @@ class GraphSettings(BaseSettings):
     search_overfetch: int = Field(
         default=4,
         ge=1,
-        description="Indexes are global per label: ask for k*overfetch, keep this namespace's, "
-        "and widen until k are found or the index is exhausted.",
+        description="A namespace holding less than 1/overfetch of a label's index is searched "
+        "exactly (up to exact_search_max nodes); a larger one through the index, asked for "
+        "enough hits to expect k of its own, and widened until k are found.",
     )
     exact_search_max: int = Field(
         default=20_000,

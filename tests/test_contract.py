@@ -203,3 +203,14 @@ def test_list_namespaces_and_forget_namespace(graph, ns):
     assert ns in graph.namespaces(prefix="test-")
     assert graph.forget_namespace(ns) >= 4
     assert ns not in graph.namespaces(prefix="test-")
+
+
+def test_ingest_writes_batch_by_batch_and_keeps_the_session_chain(graph, ns):
+    turns = [{"text": f"turn number {i}", "session_id": "long", "ts": float(i)} for i in range(25)]
+    ids = graph.ingest(ns, turns, batch_size=10)
+    assert len(ids) == 25 and graph.stats(ns)["nodes"]["Episode"] == 25
+    assert _session_order(graph, ns, "long") == ids
+    bad = [{"text": "fine"}] * 10 + [{"text": ""}] + [{"text": "never written"}] * 5
+    with pytest.raises(InvalidInputError, match="empty"):
+        graph.ingest(ns, bad, batch_size=10)
+    assert graph.stats(ns)["nodes"]["Episode"] == 35  # the batch before the bad one
