@@ -178,7 +178,8 @@ class LiquidGraph:
                 if w <= 0:
                     continue
                 a, b = sorted((node_id, other))
-                props = {"w": w, "fired_at": now, "fired_count": 0, "permanent": False}
+                props = {"w": w, "w_at": now, "fired_at": now, "fired_count": 0}
+                props["permanent"] = False
                 rows.append({"a": a, "b": b, "props": {**props, "created_at": now}})
         return rows
 

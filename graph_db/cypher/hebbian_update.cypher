@@ -1,0 +1,29 @@
+// Hebbian plasticity on liquid edges: for each pair (a, b) used together with usefulness u,
+// w <- w_eff + eta * u * (1 - w_eff), where w_eff is the lazily decayed weight
+// w * exp(-decay * (now - w_at)) (permanent edges do not decay). A pair without an edge
+// gets one (co-fired memories are linked). w >= w_perm makes the edge permanent.
+UNWIND $rows AS r
+OPTIONAL MATCH (ea:Episode {id: r.a})
+WHERE ea.ns = $ns
+OPTIONAL MATCH (fa:Fact {id: r.a})
+WHERE fa.ns = $ns
+WITH r, coalesce(ea, fa) AS a
+OPTIONAL MATCH (eb:Episode {id: r.b})
+WHERE eb.ns = $ns
+OPTIONAL MATCH (fb:Fact {id: r.b})
+WHERE fb.ns = $ns
+WITH r, a, coalesce(eb, fb) AS b
+WHERE a IS NOT NULL AND b IS NOT NULL
+MERGE (a)-[x:ASSOC]->(b)
+ON CREATE SET x.w = 0.0, x.w_at = $now, x.fired_count = 0, x.permanent = false,
+              x.created_at = $now
+WITH r, x,
+     CASE WHEN coalesce(x.permanent, false) THEN x.w
+          ELSE x.w * exp(-$decay * ($now - coalesce(x.w_at, x.fired_at, $now))) END AS w_eff
+WITH r, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
+SET x.w = w_new,
+    x.w_at = $now,
+    x.fired_at = $now,
+    x.fired_count = coalesce(x.fired_count, 0) + 1,
+    x.permanent = coalesce(x.permanent, false) OR w_new >= $w_perm
+RETURN r.a AS a, r.b AS b, x.w AS w, x.permanent AS permanent

@@ -1,0 +1,116 @@
+"""The dynamics queries of the Cypher library on a small hand-made graph, exact numbers.
+
+(Their Python API, schedules and benchmarks belong to graph_db's dynamics layer.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+
+def _episodes(graph, ns, names):
+    return dict(zip(names, graph.add_episodes(ns, [f"memory {n}" for n in names]), strict=True))
+
+
+def _clear_assoc(graph, ns):
+    with graph.backend.driver.session(database=graph.backend.database) as s:
+        s.run("MATCH (a:Episode {ns: $ns})-[x:ASSOC]-() DELETE x", ns=ns).consume()
+
+
+def _link(graph, ns, pairs):
+    rows = [
+        {
+            "a": a,
+            "b": b,
+            "props": {"w": w, "w_at": 0.0, "fired_at": 0.0, "fired_count": 0, "permanent": p},
+        }
+        for a, b, w, p in pairs
+    ]
+    graph.backend.write("link_assoc", ns=ns, rows=rows)
+
+
+def _weights(graph, ns):
+    return {
+        (e["a"], e["b"]): e["props"]
+        for e in graph.backend.read("export_edges", ns=ns)
+        if e["type"] == "ASSOC"
+    }
+
+
+def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
+    ids = _episodes(graph, ns, "ab")
+    _clear_assoc(graph, ns)
+    a, b = sorted(ids.values())
+    _link(graph, ns, [(a, b, 0.5, False)])
+    args = {
+        "ns": ns,
+        "rows": [{"a": a, "b": b, "u": 1.0}],
+        "eta": 0.5,
+        "decay": 0.01,
+        "w_perm": 0.95,
+    }
+    graph.backend.write("hebbian_update", now=10.0, **args)
+    w1 = 0.5 * math.exp(-0.1)
+    w1 += 0.5 * (1 - w1)
+    (row,) = graph.backend.write("hebbian_update", now=20.0, **args)
+    w2 = w1 * math.exp(-0.1)
+    w2 += 0.5 * (1 - w2)
+    assert row["w"] == pytest.approx(w2) and row["permanent"] is False
+    graph.backend.write("decay_sweep", ns=ns, now=30.0, before=30.0, decay=0.01, batch=100)
+    edge = _weights(graph, ns)[(a, b)]
+    assert edge["w"] == pytest.approx(w2 * math.exp(-0.1))
+    assert edge["fired_count"] == 2 and edge["w_at"] == 30.0
+    (row,) = graph.backend.write("hebbian_update", now=30.0, **{**args, "w_perm": 0.8})
+    assert row["permanent"] is True
+
+
+def test_co_fired_memories_without_an_edge_get_one(graph, ns):
+    ids = _episodes(graph, ns, "xy")
+    _clear_assoc(graph, ns)
+    x, y = sorted(ids.values())
+    (row,) = graph.backend.write(
+        "hebbian_update",
+        ns=ns,
+        now=5.0,
+        eta=0.3,
+        decay=0.01,
+        w_perm=0.95,
+        rows=[{"a": x, "b": y, "u": 1.0}],
+    )
+    assert row["w"] == pytest.approx(0.3)
+
+
+def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
+    ids = _episodes(graph, ns, "abcd")
+    _clear_assoc(graph, ns)
+    a, b, c, d = (ids[n] for n in "abcd")
+    _link(graph, ns, [(a, b, 0.05, False), (c, d, 0.05, True), (a, c, 0.5, False)])
+    (row,) = graph.backend.write("edges_prune", ns=ns, now=0.0, decay=0.01, w_min=0.1, batch=100)
+    assert row["pruned"] == 1
+    assert set(_weights(graph, ns)) == {(c, d), (a, c)}
+    # decayed under w_min by t=300: 0.5 * e^-3 = 0.025
+    graph.backend.write("edges_prune", ns=ns, now=300.0, decay=0.01, w_min=0.1, batch=100)
+    assert set(_weights(graph, ns)) == {(c, d)}
+
+
+def test_kcore_peeling_gives_the_exact_core_numbers(graph, ns):
+    ids = _episodes(graph, ns, "abcdef")
+    _clear_assoc(graph, ns)
+    a, b, c, d, e, f = (ids[n] for n in "abcdef")
+    # a-b-c-d is a 4-clique minus nothing: K4 (core 3); e hangs on a (core 1); f is alone
+    k4 = [(a, b), (a, c), (a, d), (b, c), (b, d), (c, d)]
+    _link(graph, ns, [(x, y, 0.5, False) for x, y in k4] + [(a, e, 0.5, False)])
+    graph.backend.write("kcore_init", ns=ns)
+    k = 1
+    while True:
+        peeled = graph.backend.write("kcore_peel", ns=ns, k=k)[0]["peeled"]
+        if peeled:
+            continue
+        left = [r for r in graph.backend.read("kcore_result", ns=ns) if r["core"] is None]
+        if not left:
+            break
+        k += 1
+    cores = {r["id"]: r["core"] for r in graph.backend.read("kcore_result", ns=ns)}
+    assert cores == {a: 3, b: 3, c: 3, d: 3, e: 1, f: 0}
