@@ -10,7 +10,8 @@ that size, it measures:
     episodes/s of the pipelined bulk path (``LiquidGraph.ingest``);
   - vector search p50/p95 over the index (query vector given) and including the query
     embedding (``LiquidGraph.search(mode="vector")``);
-  - bytes on disk per node (embedded ArcadeDB: the database directory).
+  - bytes on disk per node (embedded ArcadeDB: the database directory);
+  - the embedder alone (texts/s on the same turns), the ceiling of any write with embedding.
 Prints a table and writes JSON (with the machine) to benchmarks/results/bench_store.json.
 """
 
@@ -132,13 +133,17 @@ def run_size(n: int, settings: GraphSettings, embedder, rng: random.Random, log)
     fill_t, probe_t = turns[:n_eps], turns[n_eps:]
     fill_f, probe_f = facts[: n - n_eps], facts[n - n_eps :]
     log(f"[{n}] embedding {len(turns) + len(facts)} texts ahead ...")
+    sample = [t["text"] for t in probe_t[:PROBE]]
+    t0 = time.perf_counter()
+    (embedder.inner if hasattr(embedder, "inner") else embedder).embed(sample)
+    embed_rate = len(sample) / (time.perf_counter() - t0)
     pre = Precomputed(
         embedder,
         [t["text"] for t in fill_t + probe_t[PROBE:]]
         + [fact_text(f) for f in fill_f + probe_f[PROBE:]],
     )
     ns = "bench"
-    res: dict = {"memories": n}
+    res: dict = {"memories": n, "embedder_alone_texts_per_s": embed_rate}
     with LiquidGraph(settings, embedder=pre) as g:
         t0 = time.perf_counter()
         for i in tqdm(range(0, len(fill_t), BATCH), desc=f"fill episodes ({n})", leave=False):

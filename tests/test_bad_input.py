@@ -97,3 +97,10 @@ def test_an_unreachable_engine_names_the_fix():
     settings = GraphSettings(neo4j_uri="bolt://127.0.0.1:9", connect_timeout_s=2)
     with pytest.raises(GraphUnavailableError, match="MAGS_NEO4J_URI"):
         LiquidGraph(settings, embedder=TinyEmbedder())
+
+
+def test_a_duplicate_id_is_refused_and_changes_nothing(graph, seeded):
+    (first,) = graph.add_episodes(seeded, ["an original"])
+    with pytest.raises(InvalidInputError, match="ids must be unique"):
+        graph.add_episodes(seeded, [{"text": "another turn", "id": first}])
+    graph.forget(seeded, first)

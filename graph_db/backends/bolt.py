@@ -12,11 +12,11 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction
-from neo4j.exceptions import AuthError, ServiceUnavailable
+from neo4j.exceptions import AuthError, ConstraintError, ServiceUnavailable
 
 from graph_db import cypher
 from graph_db.backends.dialects import Dialect
-from graph_db.errors import GraphUnavailableError
+from graph_db.errors import GraphUnavailableError, InvalidInputError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -76,6 +76,11 @@ class GraphBackend:
             with self.driver.session(database=self.database) as session:
                 run = session.execute_write if write else session.execute_read
                 return run(lambda tx: work(Tx(tx, self.dialect)))
+        except ConstraintError as e:
+            raise InvalidInputError(
+                f"the write conflicts with a stored memory ({e.message}); ids must be unique: "
+                "leave id unset to get a fresh one"
+            ) from e
         except (ServiceUnavailable, AuthError) as e:
             raise GraphUnavailableError(
                 f"The graph engine ({self.describe}) cannot be reached: {e}. Check that it is "

@@ -1,14 +1,17 @@
 // Liquid edges between memories of either block: [:ASSOC {w, fired_at, fired_count, permanent}].
 // Nodes are found by id (unique index) and then checked against the namespace.
 UNWIND $rows AS r
-OPTIONAL MATCH (ea:Episode {id: r.a})
+// one edge per pair, stored from the smaller id to the larger
+WITH r, CASE WHEN r.a < r.b THEN r.a ELSE r.b END AS lo,
+     CASE WHEN r.a < r.b THEN r.b ELSE r.a END AS hi
+OPTIONAL MATCH (ea:Episode {id: lo})
 WHERE ea.ns = $ns
-OPTIONAL MATCH (fa:Fact {id: r.a})
+OPTIONAL MATCH (fa:Fact {id: lo})
 WHERE fa.ns = $ns
-WITH r, coalesce(ea, fa) AS a
-OPTIONAL MATCH (eb:Episode {id: r.b})
+WITH r, hi, coalesce(ea, fa) AS a
+OPTIONAL MATCH (eb:Episode {id: hi})
 WHERE eb.ns = $ns
-OPTIONAL MATCH (fb:Fact {id: r.b})
+OPTIONAL MATCH (fb:Fact {id: hi})
 WHERE fb.ns = $ns
 WITH r, a, coalesce(eb, fb) AS b
 WHERE a IS NOT NULL AND b IS NOT NULL

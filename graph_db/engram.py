@@ -1,0 +1,391 @@
+"""Engram: the write path of the liquid graph (episodes, facts, entities, initial edges).
+
+Validation and embedding happen before a transaction opens, so a slow model never
+holds locks; each batch is then one transaction. New memories get initial ASSOC
+edges GAT-style, entities are merged by normalised name then by embedding, and a
+near-duplicate fact is merged into the current one instead of stored again.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from graph_db.backends import GraphBackend, Tx
+from graph_db.embeddings import Embedder, check_vectors
+from graph_db.errors import InvalidInputError, NotFoundError
+from graph_db.linking import attention_weights, chain_diff
+from graph_db.models import EpisodeIn, FactIn, FactWrite, to_epoch
+from graph_db.search import Searcher
+from graph_db.settings import GraphSettings
+from graph_db.text import check_ns, check_text, entity_key, predicate_key
+
+_seq = itertools.count()
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def _seq_value() -> int:
+    """Insertion order tie-break for episodes with the same event time."""
+    return time.time_ns() + next(_seq)
+
+
+def fact_text(subject: str, predicate: str, obj: str) -> str:
+    """How a triplet reads as text (what is embedded and full-text indexed)."""
+    return f"{subject} {predicate.replace('_', ' ')} {obj}"
+
+
+class Engram:
+    """Writes memories of one store; ``on_write`` hears of each committed batch."""
+
+    def __init__(
+        self,
+        backend: GraphBackend,
+        embedder: Embedder,
+        searcher: Searcher,
+        settings: GraphSettings,
+        on_write: Callable[..., None],
+    ) -> None:
+        self.backend = backend
+        self.embedder = embedder
+        self.searcher = searcher
+        self.settings = settings
+        self.on_write = on_write
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return check_vectors(self.embedder.embed(texts), self.embedder.dim, len(texts))
+
+    def _neighbour_rows(
+        self,
+        tx: Tx,
+        ns: str,
+        ids: Sequence[str],
+        vectors: np.ndarray,
+        now: float,
+    ) -> list[dict[str, Any]]:
+        """Initial ASSOC edges, GAT-style: attention over the m most similar memories.
+
+        Candidates are the namespace's existing episodes and facts plus the earlier
+        items of the same batch; w_j = w0 * softmax(sim_j / tau) over the kept ones.
+        """
+        m = self.settings.assoc_neighbours
+        if m == 0 or len(ids) == 0:
+            return []
+        existing: list[list[tuple[str, float]]] = [[] for _ in ids]
+        for label in ("Episode", "Fact"):
+            found = self.searcher.nearest(tx.run, ns, label, vectors, m)
+            for i, hits in enumerate(found):
+                existing[i].extend((h.id, h.score) for h in hits)
+        batch_sims = vectors @ vectors.T
+        rows = []
+        for i, node_id in enumerate(ids):
+            cands = dict(existing[i])
+            cands.update((ids[j], float(batch_sims[i, j])) for j in range(i))
+            cands.pop(node_id, None)
+            top = sorted(cands.items(), key=lambda kv: kv[1], reverse=True)[:m]
+            weights = attention_weights(
+                [s for _, s in top],
+                self.settings.assoc_w0,
+                self.settings.assoc_temperature,
+                self.settings.assoc_min_similarity,
+            )
+            for (other, _), w in zip(top, weights, strict=True):
+                if w <= 0:
+                    continue
+                a, b = sorted((node_id, other))
+                props = {"w": w, "w_at": now, "fired_at": now, "fired_count": 0}
+                props["permanent"] = False
+                rows.append({"a": a, "b": b, "props": {**props, "created_at": now}})
+        return rows
+
+    def entity_names(self, names: Iterable[str]) -> dict[str, tuple[str, np.ndarray]]:
+        """Normalised key -> (display name, vector) for surface names, embedded before the
+        transaction opens (names repeat, so the query cache answers most)."""
+        by_key: dict[str, str] = {}
+        for name in names:
+            key = entity_key(name)
+            if key and key not in by_key:
+                by_key[key] = name.strip()
+        vecs = self.embed(list(by_key.values())) if by_key else []
+        return {k: (d, v) for (k, d), v in zip(by_key.items(), vecs, strict=True)}
+
+    def _resolve_entities(
+        self, tx: Tx, ns: str, named: dict[str, tuple[str, np.ndarray]], now: float
+    ) -> dict[str, str]:
+        """Entity id per normalised key: exact match on the key, then embedding match.
+
+        New entities and new aliases are written in the caller's transaction.
+        """
+        if not named:
+            return {}
+        keys = list(named)
+        ids = {r["name"]: r["id"] for r in tx.run("entities_by_name", ns=ns, names=keys)}
+        unknown = [k for k in keys if k not in ids]
+        if not unknown:
+            return ids
+        vecs = np.stack([named[k][1] for k in unknown])
+        near = self.searcher.nearest(tx.run, ns, "Entity", vecs, 1)
+        new_rows, aliases = [], []
+        for key, vec, hits in zip(unknown, vecs, near, strict=True):
+            if hits and hits[0].score >= self.settings.entity_threshold:
+                ids[key] = hits[0].id
+                aliases.append({"id": ids[key], "alias": key})
+                continue
+            ids[key] = new_id()
+            new_rows.append(
+                {
+                    "id": ids[key],
+                    "name": key,
+                    "display": named[key][0],
+                    "aliases": [],
+                    "embedding": vec.tolist(),
+                    "created_at": now,
+                    "last_access": now,
+                    "access_count": 0,
+                    "importance": 0.5,
+                    "permanent": False,
+                }
+            )
+        if new_rows:
+            tx.run("entities_create", ns=ns, rows=new_rows)
+        if aliases:
+            tx.run("entity_alias_add", ns=ns, rows=aliases, now=now)
+        return ids
+
+    def prepare_episodes(
+        self, ns: str, episodes: Sequence[EpisodeIn | Mapping[str, Any] | str]
+    ) -> tuple[str, list[EpisodeIn], list[str], np.ndarray]:
+        """Validate and embed (no store access: may run ahead in another thread)."""
+        ns = check_ns(ns)
+        items = [self._coerce(EpisodeIn, e) for e in episodes]
+        limit = self.settings.max_text_chars
+        texts = [check_text(e.text, "episode text", limit) for e in items]
+        return ns, items, texts, self.embed(texts) if texts else np.zeros((0, 0))
+
+    def write_episodes(
+        self, ns: str, items: list[EpisodeIn], texts: list[str], vectors: np.ndarray
+    ) -> list[str]:
+        if not items:
+            return []
+        now = time.time()
+        rows, mentions = [], []
+        for e, text, vec in zip(items, texts, vectors, strict=True):
+            meta = json.dumps(e.metadata, ensure_ascii=False) if e.metadata else None
+            ts = to_epoch(e.ts) if e.ts is not None else now
+            rows.append(
+                {
+                    "id": e.id or new_id(),
+                    "text": text,
+                    "speaker": e.speaker,
+                    "session_id": check_text(e.session_id, "session_id", 512),
+                    "ts": ts,
+                    "seq": _seq_value(),
+                    "embedding": vec.tolist(),
+                    "created_at": now,
+                    "last_access": now,
+                    "access_count": 0,
+                    "importance": e.salience,
+                    "salience": e.salience,
+                    "permanent": False,
+                    "metadata": meta,
+                }
+            )
+            names = [*e.entities, *([e.speaker] if e.speaker else [])]
+            mentions.append([(n, "speaker" if n == e.speaker else "mention") for n in names])
+        ids = [r["id"] for r in rows]
+        if len(set(ids)) != len(ids):
+            raise InvalidInputError("episode ids in one batch must be unique")
+        named = self.entity_names(n for ms in mentions for n, _ in ms)
+
+        def work(tx: Tx) -> None:
+            tx.run("namespace_touch", ns=ns, now=now)
+            sessions = sorted({r["session_id"] for r in rows})
+            timeline = tx.run("session_timeline", ns=ns, sessions=sessions)
+            tx.run("episodes_create", ns=ns, rows=rows)
+            for sid in sessions:
+                old = [
+                    (t["id"], t["ts"], t["seq"] or 0) for t in timeline if t["session_id"] == sid
+                ]
+                new = [(r["id"], r["ts"], r["seq"]) for r in rows if r["session_id"] == sid]
+                unlink, link = chain_diff(old, new)
+                if unlink:
+                    tx.run("unlink_next", ns=ns, rows=[{"a": a, "b": b} for a, b in unlink])
+                if link:
+                    tx.run(
+                        "link_next",
+                        ns=ns,
+                        rows=[{"a": a, "b": b, "props": {"created_at": now}} for a, b in link],
+                    )
+            entity_ids = self._resolve_entities(tx, ns, named, now)
+            mention_rows = [
+                {"a": ep_id, "b": entity_ids[key], "props": {"role": role, "created_at": now}}
+                for ep_id, ms in zip(ids, mentions, strict=True)
+                for name, role in ms
+                if (key := entity_key(name)) in entity_ids
+            ]
+            if mention_rows:
+                tx.run("link_mentions", ns=ns, rows=mention_rows)
+            assoc = self._neighbour_rows(tx, ns, ids, vectors, now)
+            if assoc:
+                tx.run("link_assoc", ns=ns, rows=assoc)
+
+        self.backend.write_tx(work)
+        self.on_write(ns, Episode=len(rows))
+        return ids
+
+    def write_facts(self, ns: str, facts: Sequence[FactIn | Mapping[str, Any]]) -> list[FactWrite]:
+        """Facts in one transaction (see ``LiquidGraph.add_facts``)."""
+        ns = check_ns(ns)
+        items = [self._coerce(FactIn, f) for f in facts]
+        if not items:
+            return []
+        limit = self.settings.max_text_chars
+        now = time.time()
+        prepared = []
+        for f in items:
+            subject = check_text(f.subject, "fact subject", limit).strip()
+            obj = check_text(f.object, "fact object", limit).strip()
+            predicate = predicate_key(check_text(f.predicate, "fact predicate", limit))
+            if not predicate:
+                raise InvalidInputError(
+                    f"predicate {f.predicate!r} has no words; use e.g. 'lives_in'"
+                )
+            prepared.append((f, subject, predicate, obj, fact_text(subject, predicate, obj)))
+        vectors = self.embed([p[4] for p in prepared])
+        sources = sorted({f.source_episode_id for f in items if f.source_episode_id})
+        named = self.entity_names(name for p in prepared for name in (p[1], p[3]))
+
+        def work(tx: Tx) -> list[FactWrite]:
+            tx.run("namespace_touch", ns=ns, now=now)
+            if sources:
+                found = {r["memory"]["id"] for r in tx.run(
+                    "memory_get", ns=ns, ids=sources, with_embedding=False
+                ) if r["label"] == "Episode"}  # fmt: skip
+                missing = [s for s in sources if s not in found]
+                if missing:
+                    raise NotFoundError(
+                        f"source episode(s) {missing} not found in namespace {ns!r}; "
+                        "write the episode first and pass its id"
+                    )
+            keys = [
+                {"i": i, "subject_key": entity_key(p[1]), "predicate": p[2]}
+                for i, p in enumerate(prepared)
+            ]
+            current: dict[int, list[dict[str, Any]]] = {}
+            for r in tx.run("facts_current_by_key", ns=ns, keys=keys):
+                current.setdefault(r["i"], []).append(r)
+            results: list[FactWrite] = []
+            create, reinforce, derived, about = [], [], [], []
+            created_keys: dict[tuple[str, str], list[tuple[str, np.ndarray, str]]] = {}
+            for i, ((f, subject, predicate, obj, text), vec) in enumerate(
+                zip(prepared, vectors, strict=True)
+            ):
+                key = (entity_key(subject), predicate)
+                dup = self._duplicate_of(vec, obj, current.get(i, []), created_keys.get(key, []))
+                if dup is not None:
+                    reinforce.append({"id": dup, "confidence": f.confidence})
+                    results.append(FactWrite(id=dup, action="merged"))
+                    if f.source_episode_id:
+                        derived.append({"a": dup, "b": f.source_episode_id})
+                    continue
+                fid = f.id or new_id()
+                created_keys.setdefault(key, []).append((fid, vec, obj))
+                create.append(
+                    {
+                        "id": fid,
+                        "subject": subject,
+                        "subject_key": key[0],
+                        "predicate": predicate,
+                        "object": obj,
+                        "text": text,
+                        "embedding": vec.tolist(),
+                        "confidence": f.confidence,
+                        "valid_from": to_epoch(f.valid_from) if f.valid_from else now,
+                        "created_at": now,
+                        "last_access": now,
+                        "access_count": 0,
+                        "importance": f.salience,
+                        "salience": f.salience,
+                        "permanent": False,
+                        "source_episode_id": f.source_episode_id,
+                        "metadata": json.dumps(f.metadata, ensure_ascii=False)
+                        if f.metadata
+                        else None,
+                    }
+                )
+                results.append(FactWrite(id=fid, action="created"))
+                if f.source_episode_id:
+                    derived.append({"a": fid, "b": f.source_episode_id})
+                about.append((fid, subject, "subject"))
+                about.append((fid, obj, "object"))
+            if create:
+                tx.run("facts_create", ns=ns, rows=create)
+            if reinforce:
+                tx.run("fact_reinforce", ns=ns, rows=reinforce, now=now, boost=0.1)
+            if derived:
+                for d in derived:
+                    d["props"] = {"created_at": now}
+                tx.run("link_derived_from", ns=ns, rows=derived)
+            needed = {entity_key(name) for _, name, _ in about}
+            entity_ids = self._resolve_entities(
+                tx, ns, {k: v for k, v in named.items() if k in needed}, now
+            )
+            about_rows = [
+                {"a": fid, "b": entity_ids[key], "props": {"role": role, "created_at": now}}
+                for fid, name, role in about
+                if (key := entity_key(name)) in entity_ids
+            ]
+            if about_rows:
+                tx.run("link_about", ns=ns, rows=about_rows)
+            if create:
+                new_ids = [c["id"] for c in create]
+                new_vecs = np.asarray([c["embedding"] for c in create], dtype=np.float32)
+                assoc = self._neighbour_rows(tx, ns, new_ids, new_vecs, now)
+                if assoc:
+                    tx.run("link_assoc", ns=ns, rows=assoc)
+            return results
+
+        results = self.backend.write_tx(work)
+        self.on_write(ns, Fact=sum(r.action == "created" for r in results))
+        return results
+
+    def _duplicate_of(
+        self,
+        vec: np.ndarray,
+        obj: str,
+        stored: list[dict[str, Any]],
+        batch: list[tuple[str, np.ndarray, str]],
+    ) -> str | None:
+        okey = entity_key(obj)
+        best, best_sim = None, self.settings.dup_threshold
+        for r in stored:
+            sim = float(np.dot(vec, np.asarray(r["embedding"], dtype=np.float32)))
+            if entity_key(r["object"] or "") == okey:
+                return r["id"]
+            if sim >= best_sim:
+                best, best_sim = r["id"], sim
+        for fid, other, other_obj in batch:
+            if entity_key(other_obj) == okey or float(np.dot(vec, other)) >= best_sim:
+                return fid
+        return best
+
+    @staticmethod
+    def _coerce(model: type, value: Any) -> Any:
+        if isinstance(value, model):
+            return value
+        if isinstance(value, str) and model is EpisodeIn:
+            return EpisodeIn(text=value)
+        if isinstance(value, Mapping):
+            try:
+                return model(**value)
+            except Exception as e:  # pydantic's message names the field
+                raise InvalidInputError(f"invalid {model.__name__}: {e}") from e
+        raise InvalidInputError(f"expected {model.__name__} or a mapping, got {type(value)}")
