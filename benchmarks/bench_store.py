@@ -23,6 +23,7 @@ import os
 import platform
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -238,9 +239,13 @@ def main() -> None:
         table.add_row(k, *[f"{r.get(k, float('nan')):,.1f}" for r in results])
     console.print(table)
     targets = {"vector_search_ms_p95 at 100k": "<= 10", "episodes_per_s_with_embedding": ">= 300"}
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
     out = {
         "benchmark": "bench_store",
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "commit": commit,
         "machine": machine(),
         "embedder": embedder.name,
         "batch": BATCH,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,6 +28,7 @@ from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key
 
 _seq = itertools.count()
+_DIGITS = re.compile(r"\d+")
 
 
 def new_id() -> str:
@@ -364,17 +366,20 @@ class Engram:
         stored: list[dict[str, Any]],
         batch: list[tuple[str, np.ndarray, str]],
     ) -> str | None:
-        okey = entity_key(obj)
+        """The current fact (same subject and predicate) this one repeats, if any: the same
+        object, or a text at least ``dup_threshold`` similar whose object has the same
+        numbers ("PIN is 4711" never merges into "PIN is 1234": that is a conflict)."""
+        okey, digits = entity_key(obj), _DIGITS.findall(obj)
         best, best_sim = None, self.settings.dup_threshold
-        for r in stored:
-            sim = float(np.dot(vec, np.asarray(r["embedding"], dtype=np.float32)))
-            if entity_key(r["object"] or "") == okey:
-                return r["id"]
-            if sim >= best_sim:
-                best, best_sim = r["id"], sim
-        for fid, other, other_obj in batch:
-            if entity_key(other_obj) == okey or float(np.dot(vec, other)) >= best_sim:
+        candidates = [(r["id"], r["embedding"], r["object"] or "") for r in stored] + batch
+        for fid, other, other_obj in candidates:
+            if entity_key(other_obj) == okey:
                 return fid
+            if _DIGITS.findall(other_obj) != digits:
+                continue
+            sim = float(np.dot(vec, np.asarray(other, dtype=np.float32)))
+            if sim >= best_sim:
+                best, best_sim = fid, sim
         return best
 
     @staticmethod

@@ -115,6 +115,14 @@ class LiquidGraph:
                 f"{self.embedder.dim}. Use the same model (MAGS_EMBEDDING_MODEL), or export the "
                 "namespaces and import them into a new home."
             )
+        model = str((stored or {}).get("model", self.embedder.name))
+        if model.split(":")[0] != self.embedder.name.split(":")[0]:
+            log.warning(
+                "this store was embedded with %s and is now searched with %s: same dimension, "
+                "but rankings will be poor unless the two models share a vector space",
+                model,
+                self.embedder.name,
+            )
 
     # -- helpers ---------------------------------------------------------------------
     def _require_ns(self, ns: str) -> str:

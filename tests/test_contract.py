@@ -214,3 +214,16 @@ def test_ingest_writes_batch_by_batch_and_keeps_the_session_chain(graph, ns):
     with pytest.raises(InvalidInputError, match="empty"):
         graph.ingest(ns, bad, batch_size=10)
     assert graph.stats(ns)["nodes"]["Episode"] == 35  # the batch before the bad one
+
+
+def test_facts_that_differ_in_a_number_are_not_merged(graph, ns):
+    first = graph.add_facts(ns, [{"subject": "Alice", "predicate": "pin_is", "object": "4711"}])
+    second = graph.add_facts(
+        ns,
+        [
+            {"subject": "Alice", "predicate": "pin_is", "object": "1234"},
+            {"subject": "Alice", "predicate": "pin_is", "object": "4711 "},
+        ],
+    )
+    assert second[0].action == "created" and second[0].id != first[0].id
+    assert second[1].action == "merged" and second[1].id == first[0].id

@@ -114,3 +114,23 @@ def test_a_second_process_joins_the_running_engine(tmp_path, embedder):
         assert proc.wait(timeout=60) == 0
     assert os.path.exists(home / "secrets" / "arcadedb-root")
     assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
+
+
+def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(graph):
+    if graph.backend.dialect.name != "arcadedb":
+        pytest.skip("embedded engine only")
+    import ipaddress
+    import json
+
+    import psutil
+
+    listening = [c for c in psutil.Process().net_connections(kind="inet") if c.status == "LISTEN"]
+    assert listening, "the engine should listen (Bolt, HTTP)"
+    for c in listening:
+        ip = ipaddress.ip_address(c.laddr.ip)
+        ip = getattr(ip, "ipv4_mapped", None) or ip
+        assert ip.is_loopback, f"listening on {c.laddr.ip}:{c.laddr.port}"
+    home = Path(graph.settings.home)
+    mcp = json.loads((home / "arcadedb" / "config" / "mcp-config.json").read_text())
+    assert mcp["enabled"] is False
+    assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
