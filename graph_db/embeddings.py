@@ -188,7 +188,9 @@ def make_embedder(settings: GraphSettings) -> Embedder:
             if settings.embedder == "onnx":
                 raise
             log.info("int8 ONNX MiniLM not installed; using sentence-transformers")
-            inner = SentenceTransformerEmbedder(settings.embedding_model)
+            inner = SentenceTransformerEmbedder(
+                settings.embedding_model, batch_size=settings.embedding_batch_size
+            )
     else:
         inner = SentenceTransformerEmbedder(
             settings.embedding_model, batch_size=settings.embedding_batch_size

@@ -201,6 +201,14 @@ class LiquidGraph:
         for label, n in created.items():
             self.search_engine.counts.add(ns, label, n)
 
+    def _namespace_changed(self, ns: str, exists: bool) -> None:
+        """Drop what is cached about ``ns`` after deletes or a restore."""
+        if exists:
+            self._known_ns.add(ns)
+        else:
+            self._known_ns.discard(ns)
+        self.search_engine.counts.invalidate(ns)
+
     # -- read ----------------------------------------------------------------------------
     def search(
         self,
@@ -352,15 +360,14 @@ class LiquidGraph:
             return victims
 
         deleted = self.backend.write_tx(work)
-        self.search_engine.counts.invalidate(ns)
+        self._namespace_changed(ns, exists=True)
         return deleted
 
     def forget_namespace(self, ns: str) -> int:
         """Delete everything a namespace holds; returns the number of nodes deleted."""
         ns = check_ns(ns)
         rows = self.backend.write("namespace_delete", ns=ns)
-        self._known_ns.discard(ns)
-        self.search_engine.counts.invalidate(ns)
+        self._namespace_changed(ns, exists=False)
         return int(rows[0]["deleted"]) if rows else 0
 
     # -- snapshots -----------------------------------------------------------------------

@@ -123,8 +123,7 @@ def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> d
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
 
     graph.backend.write_tx(work)
-    graph._known_ns.add(target)
-    graph.search_engine.counts.invalidate(target)
+    graph._namespace_changed(target, exists=True)
     return {"nodes": len(nodes), "edges": len(edges)}
 
 

@@ -18,7 +18,9 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
     if settings.neo4j_uri:
         password = settings.neo4j_password.get_secret_value() if settings.neo4j_password else ""
         auth = (settings.neo4j_user, password) if password else None
-        driver = connect(settings.neo4j_uri, auth, settings.connect_timeout_s, "Neo4j")
+        driver = connect(
+            settings.neo4j_uri, auth, settings.connect_timeout_s, settings.tx_retry_s, "Neo4j"
+        )
         backend = GraphBackend(
             driver, settings.neo4j_database, NEO4J, describe=f"Neo4j {settings.neo4j_uri}"
         )
@@ -32,6 +34,7 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
                 endpoint.uri,
                 (endpoint.user, endpoint.password),
                 settings.connect_timeout_s,
+                settings.tx_retry_s,
                 "the embedded ArcadeDB",
             )
         except BaseException:

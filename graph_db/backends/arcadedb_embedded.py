@@ -196,7 +196,7 @@ class EmbeddedArcadeDB:
         _write_private(
             self._endpoint_file, json.dumps({"bolt_port": bolt_port, "pid": os.getpid()})
         )
-        _install_exit_handlers(self)
+        _install_exit_handlers()
         return Endpoint(f"bolt://127.0.0.1:{bolt_port}", "root", password, owner_pid=os.getpid())
 
     def track(self, driver: object) -> None:
@@ -262,7 +262,7 @@ def _stop_all() -> None:
         server.stop()
 
 
-def _install_exit_handlers(_: EmbeddedArcadeDB) -> None:
+def _install_exit_handlers() -> None:
     """Stop every server at exit and on SIGTERM/SIGHUP: the JVM crashes if not."""
     global _handlers_installed
     if _handlers_installed:

@@ -107,10 +107,12 @@ class GraphBackend:
             on_close()
 
 
-def connect(uri: str, auth: tuple[str, str] | None, timeout: float, what: str) -> Driver:
+def connect(
+    uri: str, auth: tuple[str, str] | None, timeout: float, retry_s: float, what: str
+) -> Driver:
     """A verified driver, or a ``GraphUnavailableError`` that names the fix."""
     driver = GraphDatabase.driver(
-        uri, auth=auth, connection_timeout=timeout, max_transaction_retry_time=15.0
+        uri, auth=auth, connection_timeout=timeout, max_transaction_retry_time=retry_s
     )
     try:
         driver.verify_connectivity()

@@ -25,8 +25,6 @@ class Dialect:
     exact_score: Literal["half", "raw"]
     #: k-core: GDS procedure when installed, else Cypher peeling
     kcore: Literal["gds-or-peel", "peel"]
-    #: the full-text engine's query syntax needs these characters escaped
-    fulltext_special: str
 
     def to_cosine(self, score: float, exact: bool) -> float:
         """The engine's similarity score as a plain cosine in [-1, 1]."""
@@ -40,8 +38,6 @@ class Dialect:
         return self.fulltext_index.format(label=label, lower=label.lower())
 
 
-_LUCENE_SPECIAL = '+-&|!(){}[]^"~*?:\\/'
-
 NEO4J = Dialect(
     name="neo4j",
     schema_file="schema.neo4j.cypher",
@@ -51,7 +47,6 @@ NEO4J = Dialect(
     index_score="half",
     exact_score="half",
     kcore="gds-or-peel",
-    fulltext_special=_LUCENE_SPECIAL,
 )
 
 ARCADEDB = Dialect(
@@ -63,7 +58,6 @@ ARCADEDB = Dialect(
     index_score="half",
     exact_score="raw",
     kcore="peel",
-    fulltext_special=_LUCENE_SPECIAL,
 )
 
 DIALECTS = {d.name: d for d in (NEO4J, ARCADEDB)}

@@ -46,11 +46,3 @@ def names() -> list[str]:
         for p in base.iterdir()
         if p.name.endswith(".cypher") and not p.name.startswith("schema.")
     )
-
-
-def overrides(dialect: str) -> list[str]:
-    """Query names that ``dialect`` overrides."""
-    base = resources.files(__name__) / dialect
-    if not base.is_dir():
-        return []
-    return sorted(p.name[: -len(".cypher")] for p in base.iterdir() if p.name.endswith(".cypher"))
