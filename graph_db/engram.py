@@ -14,7 +14,8 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -23,9 +24,10 @@ from graph_db.embeddings import Embedder, check_vectors
 from graph_db.errors import InvalidInputError, NotFoundError
 from graph_db.linking import attention_weights, chain_diff
 from graph_db.models import EpisodeIn, FactIn, FactWrite, to_epoch
+from graph_db.reconcile import Adjudicator, Cardinality, Conflict, FactView, default_adjudicator
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
-from graph_db.text import check_ns, check_text, entity_key, predicate_key
+from graph_db.text import check_ns, check_text, entity_key, predicate_key, sentences, terms
 
 _seq = itertools.count()
 _DIGITS = re.compile(r"\d+")
@@ -45,6 +47,43 @@ def fact_text(subject: str, predicate: str, obj: str) -> str:
     return f"{subject} {predicate.replace('_', ' ')} {obj}"
 
 
+def _said(speaker: str | None, text: str) -> str:
+    """A turn as it is embedded and indexed: who said it, then what ("Ann: I moved")."""
+    return f"{speaker}: {text}" if speaker else text
+
+
+class Prepared(NamedTuple):
+    """Episodes validated and embedded, ready for one write transaction."""
+
+    ns: str
+    items: list[EpisodeIn]
+    texts: list[str]
+    vectors: np.ndarray
+    views: list[dict[str, Any]]
+
+
+@dataclass
+class Outcome:
+    """What reconciling one new fact decided: the current facts it replaces (id, reason),
+    or the fact that stays current instead of it (and until when it held, if ever)."""
+
+    supersedes: list[tuple[str, str]] = field(default_factory=list)
+    rejected_by: tuple[str, str] | None = None
+    valid_to: float | None = None
+
+
+def _stored_view(row: dict[str, Any]) -> FactView:
+    return FactView(
+        row["id"],
+        row["subject"] or "",
+        "",
+        row["object"] or "",
+        float(row["confidence"] if row["confidence"] is not None else 0.5),
+        float(row["importance"] if row["importance"] is not None else 0.5),
+        float(row["valid_from"] or 0.0),
+    )
+
+
 class Engram:
     """Writes memories of one store; ``on_write`` hears of each committed batch."""
 
@@ -61,6 +100,7 @@ class Engram:
         self.searcher = searcher
         self.settings = settings
         self.on_write = on_write
+        self.cardinality = Cardinality(backend, settings)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return check_vectors(self.embedder.embed(texts), self.embedder.dim, len(texts))
@@ -163,29 +203,85 @@ class Engram:
         return ids
 
     def prepare_episodes(
-        self, ns: str, episodes: Sequence[EpisodeIn | Mapping[str, Any] | str]
-    ) -> tuple[str, list[EpisodeIn], list[str], np.ndarray]:
-        """Validate and embed (no store access: may run ahead in another thread)."""
+        self,
+        ns: str,
+        episodes: Sequence[EpisodeIn | Mapping[str, Any] | str],
+        before: Sequence[EpisodeIn] | None = None,
+    ) -> Prepared:
+        """Validate and embed before any write transaction (may run ahead in a thread).
+
+        ``before`` are turns written just earlier (the previous ingest batch): the first
+        turn of a session in this batch takes its context from them; when None, from
+        the latest stored turn of that session.
+        """
         ns = check_ns(ns)
         items = [self._coerce(EpisodeIn, e) for e in episodes]
         limit = self.settings.max_text_chars
         texts = [check_text(e.text, "episode text", limit) for e in items]
-        return ns, items, texts, self.embed(texts) if texts else np.zeros((0, 0))
+        said = [_said(e.speaker, t) for e, t in zip(items, texts, strict=True)]
+        vectors = self.embed(said) if texts else np.zeros((0, self.embedder.dim))
+        views: list[dict[str, Any]] = [{} for _ in items]
+        if self.settings.episode_views and items:
+            views = self._views(items, texts, said, before, ns)
+        return Prepared(ns, items, texts, vectors, views)
 
-    def write_episodes(
-        self, ns: str, items: list[EpisodeIn], texts: list[str], vectors: np.ndarray
-    ) -> list[str]:
+    def _views(
+        self,
+        items: list[EpisodeIn],
+        texts: list[str],
+        said: list[str],
+        before: Sequence[EpisodeIn] | None,
+        ns: str,
+    ) -> list[dict[str, Any]]:
+        """Extra vectors of a turn: one per sentence (if more than one) and the turn with
+        the one before it in its session (answers read better next to their question)."""
+        last: dict[str, str] = {}
+        if before is None:
+            sessions = sorted({e.session_id for e in items})
+            for r in self.backend.read("session_last", ns=ns, sessions=sessions):
+                if r["text"] is not None:
+                    last[r["session_id"]] = _said(r["speaker"], r["text"])
+        else:
+            for e in before:
+                last[e.session_id] = _said(e.speaker, e.text)
+        to_embed: list[str] = []
+        plan: list[tuple[int, str, int]] = []  # (item, kind, how many texts)
+        order = sorted(range(len(items)), key=lambda i: (to_epoch(items[i].ts) or 0.0, i))
+        for i in order:
+            parts = sentences(texts[i])
+            if len(parts) > 1:
+                to_embed += [_said(items[i].speaker, p) for p in parts]
+                plan.append((i, "views", len(parts)))
+            prev = last.get(items[i].session_id)
+            if prev is not None:
+                to_embed.append(f"{prev}\n{said[i]}")
+                plan.append((i, "ctx_embedding", 1))
+            last[items[i].session_id] = said[i]
+        out: list[dict[str, Any]] = [{} for _ in items]
+        if not to_embed:
+            return out
+        vecs = self.embed(to_embed)
+        at = 0
+        for i, kind, n in plan:
+            block = vecs[at : at + n]
+            at += n
+            out[i][kind] = block.reshape(-1).tolist() if kind == "views" else block[0].tolist()
+        return out
+
+    def write_episodes(self, prepared: Prepared) -> list[str]:
+        ns, items, texts, vectors, views = prepared
         if not items:
             return []
         now = time.time()
         rows, mentions = [], []
-        for e, text, vec in zip(items, texts, vectors, strict=True):
+        for e, text, vec, view in zip(items, texts, vectors, views, strict=True):
             meta = json.dumps(e.metadata, ensure_ascii=False) if e.metadata else None
             ts = to_epoch(e.ts) if e.ts is not None else now
             rows.append(
                 {
                     "id": e.id or new_id(),
                     "text": text,
+                    "terms": terms(_said(e.speaker, text), self.settings.stem_language),
                     "speaker": e.speaker,
                     "session_id": check_text(e.session_id, "session_id", 512),
                     "ts": ts,
@@ -198,6 +294,7 @@ class Engram:
                     "salience": e.salience,
                     "permanent": False,
                     "metadata": meta,
+                    **view,
                 }
             )
             names = [*e.entities, *([e.speaker] if e.speaker else [])]
@@ -243,7 +340,12 @@ class Engram:
         self.on_write(ns, Episode=len(rows))
         return ids
 
-    def write_facts(self, ns: str, facts: Sequence[FactIn | Mapping[str, Any]]) -> list[FactWrite]:
+    def write_facts(
+        self,
+        ns: str,
+        facts: Sequence[FactIn | Mapping[str, Any]],
+        adjudicator: Adjudicator | None = None,
+    ) -> list[FactWrite]:
         """Facts in one transaction (see ``LiquidGraph.add_facts``)."""
         ns = check_ns(ns)
         items = [self._coerce(FactIn, f) for f in facts]
@@ -264,9 +366,17 @@ class Engram:
         vectors = self.embed([p[4] for p in prepared])
         sources = sorted({f.source_episode_id for f in items if f.source_episode_id})
         named = self.entity_names(name for p in prepared for name in (p[1], p[3]))
+        keys = [
+            {"i": i, "subject_key": entity_key(p[1]), "predicate": p[2]}
+            for i, p in enumerate(prepared)
+        ]
+        fids = [f.id or new_id() for f in items]
+        born = [to_epoch(f.valid_from) if f.valid_from is not None else now for f in items]
+        plan = self._reconcile(ns, prepared, vectors, keys, fids, born, adjudicator)
 
         def work(tx: Tx) -> list[FactWrite]:
             tx.run("namespace_touch", ns=ns, now=now)
+            closing, superseding = [], []
             if sources:
                 found = {r["memory"]["id"] for r in tx.run(
                     "memory_get", ns=ns, ids=sources, with_embedding=False
@@ -277,10 +387,6 @@ class Engram:
                         f"source episode(s) {missing} not found in namespace {ns!r}; "
                         "write the episode first and pass its id"
                     )
-            keys = [
-                {"i": i, "subject_key": entity_key(p[1]), "predicate": p[2]}
-                for i, p in enumerate(prepared)
-            ]
             current: dict[int, list[dict[str, Any]]] = {}
             for r in tx.run("facts_current_by_key", ns=ns, keys=keys):
                 current.setdefault(r["i"], []).append(r)
@@ -298,8 +404,10 @@ class Engram:
                     if f.source_episode_id:
                         derived.append({"a": dup, "b": f.source_episode_id})
                     continue
-                fid = f.id or new_id()
-                created_keys.setdefault(key, []).append((fid, vec, obj))
+                fid = fids[i]
+                outcome = plan.get(i, Outcome())
+                if outcome.rejected_by is None:
+                    created_keys.setdefault(key, []).append((fid, vec, obj))
                 create.append(
                     {
                         "id": fid,
@@ -308,9 +416,11 @@ class Engram:
                         "predicate": predicate,
                         "object": obj,
                         "text": text,
+                        "terms": terms(text, self.settings.stem_language),
                         "embedding": vec.tolist(),
                         "confidence": f.confidence,
-                        "valid_from": to_epoch(f.valid_from) if f.valid_from else now,
+                        "valid_from": born[i],
+                        "valid_to": outcome.valid_to,
                         "created_at": now,
                         "last_access": now,
                         "access_count": 0,
@@ -323,13 +433,30 @@ class Engram:
                         else None,
                     }
                 )
-                results.append(FactWrite(id=fid, action="created"))
+                if outcome.rejected_by is not None:
+                    winner, reason = outcome.rejected_by
+                    superseding.append(
+                        {"a": winner, "b": fid, "props": {"at": now, "reason": reason}}
+                    )
+                    results.append(FactWrite(id=fid, action="rejected", reason=reason))
+                else:
+                    for old, reason in outcome.supersedes:
+                        closing.append({"id": old, "at": born[i]})
+                        superseding.append(
+                            {"a": fid, "b": old, "props": {"at": now, "reason": reason}}
+                        )
+                    olds = [old for old, _ in outcome.supersedes]
+                    results.append(FactWrite(id=fid, action="created", supersedes=olds))
                 if f.source_episode_id:
                     derived.append({"a": fid, "b": f.source_episode_id})
                 about.append((fid, subject, "subject"))
                 about.append((fid, obj, "object"))
             if create:
                 tx.run("facts_create", ns=ns, rows=create)
+            if closing:
+                tx.run("facts_close", ns=ns, rows=closing)
+            if superseding:
+                tx.run("link_supersedes", ns=ns, rows=superseding)
             if reinforce:
                 tx.run("fact_reinforce", ns=ns, rows=reinforce, now=now, boost=0.1)
             if derived:
@@ -358,6 +485,54 @@ class Engram:
         results = self.backend.write_tx(work)
         self.on_write(ns, Fact=sum(r.action == "created" for r in results))
         return results
+
+    def _reconcile(
+        self,
+        ns: str,
+        prepared: list[tuple[FactIn, str, str, str, str]],
+        vectors: np.ndarray,
+        keys: list[dict[str, Any]],
+        fids: list[str],
+        born: list[float],
+        adjudicator: Adjudicator | None,
+    ) -> dict[int, Outcome]:
+        """Conflicts of the new facts with current ones (and, in time order, with each
+        other), adjudicated before the write transaction opens (an adjudicator may be an
+        LLM: slow). Returns what each new fact does: replace some, or lose."""
+        stored: dict[int, list[dict[str, Any]]] = {}
+        for r in self.backend.read("facts_current_by_key", ns=ns, keys=keys):
+            stored.setdefault(r["i"], []).append(r)
+        judge = adjudicator or default_adjudicator(self.settings.reconcile_margin)
+        live: dict[tuple[str, str], list[tuple[FactView, np.ndarray, str]]] = {}
+        plan: dict[int, Outcome] = {}
+        for i in sorted(range(len(prepared)), key=lambda j: (born[j], j)):
+            f, subject, predicate, obj, _ = prepared[i]
+            here = live.setdefault((keys[i]["subject_key"], predicate), [
+                (_stored_view(r), np.asarray(r["embedding"], dtype=np.float32), r["object"] or "")
+                for r in stored.get(i, [])
+            ])  # fmt: skip
+            if self._duplicate_of(vectors[i], obj, [], [(v.id, e, o) for v, e, o in here]):
+                continue  # merged on write, not a conflict
+            new = FactView(fids[i], subject, predicate, obj, f.confidence, f.salience, born[i])
+            kind = self.cardinality.kind(ns, predicate)
+            outcome = plan[i] = Outcome()
+            if kind == "functional" or (kind == "unknown" and adjudicator is not None):
+                for cur, _, _ in list(here):
+                    verdict = judge(Conflict(new=new, current=cur))
+                    if kind == "unknown":
+                        self.cardinality.learn(ns, predicate, replaced=verdict.winner != "both")
+                    if verdict.winner == "old":
+                        outcome.rejected_by = (cur.id or "", verdict.reason)
+                        outcome.valid_to = max(born[i], cur.valid_from)
+                        outcome.supersedes = []
+                        break
+                    if verdict.winner == "new":
+                        outcome.supersedes.append((cur.id or "", verdict.reason))
+            if outcome.rejected_by is None:
+                gone = {old for old, _ in outcome.supersedes}
+                here[:] = [t for t in here if t[0].id not in gone]
+                here.append((new, vectors[i], obj))
+        return plan
 
     def _duplicate_of(
         self,

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from graph_db.backends import GraphBackend, Tx, open_backend
 from graph_db.embeddings import Embedder, make_embedder
@@ -22,6 +23,7 @@ from graph_db.errors import (
     NotFoundError,
     UnknownNamespaceError,
 )
+from graph_db.maintenance import Maintainer, MaintenanceReport, delete_memories
 from graph_db.models import (
     Blocks,
     EpisodeIn,
@@ -29,9 +31,13 @@ from graph_db.models import (
     FactWrite,
     Hit,
     Memory,
+    Recalled,
     labels_of,
     to_epoch,
 )
+from graph_db.plasticity import Plasticity
+from graph_db.recall import Recaller, as_queries
+from graph_db.reconcile import Adjudicator
 from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key
@@ -74,6 +80,11 @@ class LiquidGraph:
         self._engram = Engram(
             self.backend, self.embedder, self.search_engine, self.settings, self._after_write
         )
+        self._recaller = Recaller(self.backend, self.search_engine, self.settings)
+        self._plasticity = Plasticity(self.backend, self.settings)
+        self._maintainer = Maintainer(self.backend, self.settings)
+        #: decides conflicts on write when add_facts is given none (None: the default rule)
+        self.adjudicator: Adjudicator | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -88,6 +99,7 @@ class LiquidGraph:
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
+        self._plasticity.close()
         self.backend.close()
 
     def __enter__(self) -> LiquidGraph:
@@ -142,7 +154,7 @@ class LiquidGraph:
         self, ns: str, episodes: Sequence[EpisodeIn | Mapping[str, Any] | str]
     ) -> list[str]:
         """Store turns/events in one transaction; returns their ids in input order."""
-        return self._engram.write_episodes(*self._engram.prepare_episodes(ns, episodes))
+        return self._engram.write_episodes(self._engram.prepare_episodes(ns, episodes))
 
     def ingest(
         self,
@@ -171,8 +183,10 @@ class LiquidGraph:
             for i in range(len(batches)):
                 prepared = ahead.result()
                 if i + 1 < len(batches):
-                    ahead = pool.submit(self._engram.prepare_episodes, ns, batches[i + 1])
-                ids += self._engram.write_episodes(*prepared)
+                    ahead = pool.submit(
+                        self._engram.prepare_episodes, ns, batches[i + 1], prepared.items
+                    )
+                ids += self._engram.write_episodes(prepared)
                 bar.update(len(batches[i]))
         return ids
 
@@ -181,19 +195,44 @@ class LiquidGraph:
         return self.add_episodes(ns, [EpisodeIn(text=text, **fields)])[0]
 
     # -- write: facts --------------------------------------------------------------------
-    def add_facts(self, ns: str, facts: Sequence[FactIn | Mapping[str, Any]]) -> list[FactWrite]:
-        """Store triplets in one transaction; a near-duplicate of a current fact is merged.
+    def add_facts(
+        self,
+        ns: str,
+        facts: Sequence[FactIn | Mapping[str, Any]],
+        adjudicator: Adjudicator | None = None,
+    ) -> list[FactWrite]:
+        """Store triplets in one transaction; duplicates merge, conflicts are reconciled.
 
         A duplicate is a current fact with the same subject and predicate whose text is
         at least ``dup_threshold`` similar (or whose object is the same): its confidence
-        rises (noisy-or), and its access count and importance go up.
+        rises (noisy-or), and its access count and importance go up. A new value of a
+        functional predicate (see ``graph_db.reconcile``) conflicts with the current one:
+        ``adjudicator`` (default: this graph's ``adjudicator``, else time, confidence and
+        importance) picks the winner; the loser is kept as history (``valid_to``, a
+        SUPERSEDES edge with the reason).
         """
-        return self._engram.write_facts(ns, facts)
+        return self._engram.write_facts(ns, facts, adjudicator or self.adjudicator)
 
     def add_fact(self, ns: str, subject: str, predicate: str, obj: str, **fields: Any) -> str:
-        """Store one triplet; returns the id of the new or merged fact."""
+        """Store one triplet; returns the id of the new, merged or rejected fact."""
         fact = FactIn(subject=subject, predicate=predicate, object=obj, **fields)
         return self.add_facts(ns, [fact])[0].id
+
+    def history(self, ns: str, subject: str, predicate: str) -> list[Memory]:
+        """Every value ``subject``'s ``predicate`` has had, oldest first (``valid_from``,
+        ``valid_to``: when each held; the current one has no ``valid_to``)."""
+        ns = self._require_ns(ns)
+        limit = self.settings.max_text_chars
+        key = entity_key(check_text(subject, "subject", limit))
+        rows = self.backend.read(
+            "fact_history", ns=ns, subject_key=key, predicate=predicate_key(predicate)
+        )
+        return [Memory.from_row(r["memory"], r["label"]) for r in rows]
+
+    def set_cardinality(self, ns: str, predicate: str, functional: bool | None) -> None:
+        """Declare a predicate single-valued (True) or multi-valued (False) in ``ns``;
+        None returns it to the built-in lists and what the namespace learned."""
+        self._engram.cardinality.set(check_ns(ns), predicate_key(predicate), functional)
 
     def _after_write(self, ns: str, **created: int) -> None:
         """Note a committed write: the namespace exists; nodes per label were added."""
@@ -252,6 +291,75 @@ class LiquidGraph:
             for i in order
             if i in memories  # deleted between the two reads
         ]
+
+    def recall(
+        self,
+        ns: str,
+        query: str | Sequence[str],
+        k: int = 10,
+        blocks: Blocks = "both",
+        as_of: datetime | float | str | None = None,
+        *,
+        mode: Literal["walk", "vector"] = "walk",
+        history: bool = False,
+        fire: bool = True,
+    ) -> list[Recalled]:
+        """The memories that answer ``query`` (one text, or several sub-queries).
+
+        ``mode="walk"``: candidates from vector and full-text search, anchors that cover
+        them, a walk out from the anchors (see ``graph_db.recall``); ``"vector"``: the
+        single-shot nearest neighbours, for comparison. Superseded facts are hidden unless
+        ``history`` is set; ``as_of`` shows the graph as it stood then. With ``fire``, the
+        recall leaves its trace: returned memories are touched and the top anchors linked
+        (in the background; ``flush()`` waits for it).
+        """
+        ns = self._require_ns(ns)
+        if mode not in ("walk", "vector"):
+            raise InvalidInputError(f"mode must be 'walk' or 'vector', not {mode!r}")
+        queries = [check_text(q, "query", self.settings.max_text_chars) for q in as_queries(query)]
+        if not queries:
+            raise InvalidInputError("recall needs at least one query")
+        if k <= 0:
+            return []
+        qv = self._engram.embed(queries)
+        when = to_epoch(as_of)
+        results, anchors = self._recaller.recall(
+            ns, queries, qv, k, labels_of(blocks), when, history, mode
+        )
+        if fire and when is None:
+            self._plasticity.after_recall(ns, anchors, [r.id for r in results])
+        return results
+
+    def reinforce(
+        self,
+        ns: str,
+        used: Sequence[Recalled | str],
+        usefulness: float | Sequence[float] = 1.0,
+    ) -> int:
+        """Hebbian learning from an answer: strengthen the paths of the memories it used
+        (``usefulness`` in [0, 1], one value or one per memory) and link them together;
+        returns the number of edges changed."""
+        ns = self._require_ns(ns)
+        return self._plasticity.reinforce(ns, used, usefulness)
+
+    def flush(self) -> None:
+        """Wait until the background plasticity writes of earlier recalls are stored."""
+        self._plasticity.flush()
+
+    def maintain(
+        self, ns: str, *, now: float | None = None, capacity: int | None = None
+    ) -> MaintenanceReport:
+        """Decay, prune, consolidate and forget in ``ns`` (see ``graph_db.maintenance``).
+
+        Batched; safe to run in the background next to reads and writes. ``capacity``
+        overrides the ``capacity`` setting for this pass.
+        """
+        ns = self._require_ns(ns)
+        self.flush()
+        report = self._maintainer.run(ns, now=now, capacity=capacity)
+        if report.forgotten or report.capacity_dropped:
+            self._namespace_changed(ns, exists=True)
+        return report
 
     def get(self, ns: str, memory_id: str, *, with_embedding: bool = False) -> Memory:
         """One memory by id, or ``NotFoundError``."""
@@ -350,13 +458,7 @@ class LiquidGraph:
             victims = [memory_id]
             if cascade and rows[0]["label"] == "Episode":
                 victims += [r["id"] for r in tx.run("facts_only_from", ns=ns, id=memory_id)]
-            entities: set[str] = set()
-            for vid in victims:
-                tx.run("next_bridge", ns=ns, id=vid)
-                for r in tx.run("memory_delete", ns=ns, id=vid):
-                    entities.update(r["entities"])
-            if entities:
-                tx.run("entities_drop_orphans", ns=ns, ids=sorted(entities))
+            delete_memories(tx, ns, victims)
             return victims
 
         deleted = self.backend.write_tx(work)
@@ -367,6 +469,7 @@ class LiquidGraph:
         """Delete everything a namespace holds; returns the number of nodes deleted."""
         ns = check_ns(ns)
         rows = self.backend.write("namespace_delete", ns=ns)
+        self._engram.cardinality.reset(ns)
         self._namespace_changed(ns, exists=False)
         return int(rows[0]["deleted"]) if rows else 0
 

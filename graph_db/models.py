@@ -126,7 +126,42 @@ class Hit(BaseModel):
 
 
 class FactWrite(BaseModel):
-    """What happened to one fact on write."""
+    """What happened to one fact on write: ``created`` (current now, maybe replacing
+    ``supersedes``), ``merged`` into a near-duplicate, or ``rejected`` (stored as history,
+    the current value stays; ``reason`` says why)."""
 
     id: str
-    action: Literal["created", "merged"]
+    action: Literal["created", "merged", "rejected"]
+    supersedes: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+class Step(BaseModel):
+    """One hop of the walk that brought a memory: from ``source`` over ``edge`` of ``weight``."""
+
+    source: str
+    target: str
+    edge: str
+    weight: float
+
+
+class Recalled(BaseModel):
+    """A recalled memory: its final score, how relevant it is by itself, the activation the
+    walk brought it, and the path from an anchor (empty when found directly)."""
+
+    memory: Memory
+    score: float
+    similarity: float | None = Field(default=None, description="Best cosine to the queries.")
+    relevance: float = Field(default=0.0, description="exp(fused z-score - best); 1 = best.")
+    activation: float = Field(default=0.0, description="anchor relevance x product of weights.")
+    anchor: bool = False
+    path: list[Step] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list, description="vector, fulltext, walk.")
+
+    @property
+    def block(self) -> Block:
+        return self.memory.block
+
+    @property
+    def id(self) -> str:
+        return self.memory.id

@@ -148,7 +148,7 @@ class Searcher:
 
     def fulltext(self, run: Run, ns: str, label: str, text: str, k: int) -> list[Found]:
         """Full-text hits of ``label`` in ``ns``; the query is reduced to plain words."""
-        query = fulltext_query(text)
+        query = fulltext_query(text, self.settings.stem_language)
         if not query or k <= 0:
             return []
         rows = run(

@@ -101,3 +101,156 @@ class GraphSettings(BaseSettings):
         description="A namespace with at most this many memories of a label that is a small "
         "share of the index is searched exactly (no tenant starves another's top-k).",
     )
+    stem_language: str = Field(
+        default="english",
+        description="Snowball stemmer for the full-text terms (PyStemmer language name), "
+        "or 'none' to index words as they are.",
+    )
+    episode_views: bool = Field(
+        default=True,
+        description="Also embed each sentence of a turn and the turn with the one before it "
+        "(stored on the episode, used to re-score recall candidates). Costs about 2x the "
+        "embedding time on write; raised LoCoMo R_any@10 by ~0.08.",
+    )
+
+    # --- recall ------------------------------------------------------------------
+    recall_candidates: int = Field(
+        default=50,
+        ge=1,
+        description="K': candidates over-queried per label and per search (vector, full-text).",
+    )
+    recall_anchors: int = Field(
+        default=10, ge=1, description="m: anchors chosen from the candidates (facility location)."
+    )
+    recall_diversity: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Weight of coverage against relevance when choosing anchors (0: top-m).",
+    )
+    recall_lexical_weight: float = Field(
+        default=0.5, ge=0, description="Weight of the full-text score against the dense one."
+    )
+    recall_context_weight: float = Field(
+        default=0.5,
+        ge=0,
+        description="Weight of the turn-with-its-predecessor view in the dense score.",
+    )
+    vector_cache_size: int = Field(
+        default=50_000,
+        ge=0,
+        description="Memories whose vectors recall keeps in process (LRU; about 6 KB each "
+        "with views): fetching vectors is the slow part of a read.",
+    )
+    walk_threshold: float = Field(
+        default=0.02,
+        gt=0,
+        lt=1,
+        description="theta: a walk stops where anchor relevance x product of weights is lower.",
+    )
+    walk_depth: int = Field(default=2, ge=0, description="Max hops from an anchor.")
+    walk_next_weight: float = Field(
+        default=0.37,
+        ge=0,
+        le=1,
+        description="Weight of a NEXT edge (the turn before/after) in the walk.",
+    )
+    walk_derived_weight: float = Field(
+        default=0.8, ge=0, le=1, description="Weight of a DERIVED_FROM edge (fact <-> source)."
+    )
+    walk_entity_weight: float = Field(
+        default=0.3,
+        ge=0,
+        le=1,
+        description="Weight of a hop through a shared entity, divided by sqrt(entity degree).",
+    )
+    walk_entity_max_degree: int = Field(
+        default=20, ge=1, description="Entities linked to more memories are not walked through."
+    )
+    rank_importance_weight: float = Field(
+        default=0.05, ge=0, description="Weight of importance in the final ranking."
+    )
+    rank_recency_weight: float = Field(
+        default=0.02, ge=0, description="Weight of recent access in the final ranking."
+    )
+
+    # --- plasticity and decay ------------------------------------------------------
+    cofire_anchors: int = Field(
+        default=4, ge=0, description="The top anchors of a recall linked pairwise (co-firing)."
+    )
+    hebbian_eta: float = Field(
+        default=0.2, gt=0, le=1, description="eta: learning rate of w <- w + eta*u*(1-w)."
+    )
+    cofire_usefulness: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="u given to anchor pairs that fired together in a recall (links them).",
+    )
+    decay_per_day: float = Field(
+        default=0.01,
+        ge=0,
+        description="lambda: ASSOC weights decay as w*exp(-lambda*days since last fired).",
+    )
+    decay_recency_days: float = Field(
+        default=7.0,
+        ge=0,
+        description="Recency correction: an edge fired within this many days decays at half "
+        "the rate (evaluated lazily on read and in the sweep).",
+    )
+    w_perm: float = Field(
+        default=0.9, gt=0, le=1, description="An edge this strong becomes permanent."
+    )
+    w_min: float = Field(
+        default=0.02, ge=0, lt=1, description="Non-permanent edges weaker than this are pruned."
+    )
+
+    # --- maintenance -----------------------------------------------------------------
+    maintain_batch: int = Field(default=20_000, ge=1, description="Edges per sweep batch.")
+    grace_days: float = Field(
+        default=90.0,
+        ge=0,
+        description="A memory with no live edge, never recalled for this long, and of low "
+        "importance is forgotten (Game of Life rule: isolation -> weaken -> die).",
+    )
+    isolation_decay: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Factor on the importance of an isolated memory at each maintenance.",
+    )
+    forget_importance: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="Only memories under this importance may be forgotten.",
+    )
+    core_protect: int = Field(
+        default=3,
+        ge=1,
+        description="Memories in the k-core with k >= this are consolidated: importance up, "
+        "protected from forgetting while they stay there.",
+    )
+    triadic_min_common: int = Field(
+        default=2,
+        ge=1,
+        description="Two memories with this many strong common neighbours get an edge.",
+    )
+    triadic_min_w: float = Field(
+        default=0.3, ge=0, le=1, description="'Strong' edge for triadic closure."
+    )
+    capacity: int | None = Field(
+        default=None,
+        ge=1,
+        description="Max memories per namespace; maintenance drops the least important above "
+        "it (None: no limit).",
+    )
+
+    # --- reconcile -------------------------------------------------------------------
+    reconcile_margin: float = Field(
+        default=0.2,
+        ge=0,
+        le=1,
+        description="A new value replaces the current one unless its confidence is lower than "
+        "the current one's (weighted by importance) by more than this.",
+    )

@@ -112,7 +112,12 @@ def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> d
         tx.run("namespace_delete", ns=target)
         tx.run("namespace_touch", ns=target, now=now)
         for label, query in _CREATE.items():
-            rows = [{**n["props"], "ns": target} for n in nodes if n["label"] == label]
+            # an entity's degree is counted again as its links are made
+            rows = [
+                {**{k: v for k, v in n["props"].items() if k != "degree"}, "ns": target}
+                for n in nodes
+                if n["label"] == label
+            ]
             for i in range(0, len(rows), _BATCH):
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
         for etype, query in _LINK.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from graph_db.errors import InvalidInputError
 
@@ -65,7 +66,110 @@ def predicate_key(predicate: str) -> str:
     return "_".join(words)
 
 
-def fulltext_query(text: str, max_terms: int = 32) -> str:
-    """A query for the full-text index made of words only (no query syntax reaches it)."""
-    words = _WORD.findall(text)
-    return " ".join(words[:max_terms])
+# common English function words: they match everything and rank nothing
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "she",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+@lru_cache(maxsize=4)
+def _stemmer(language: str):
+    import Stemmer
+
+    return Stemmer.Stemmer(language)
+
+
+def terms(text: str, language: str = "english") -> str:
+    """The text as the full-text index sees it: lower-cased word stems without stop words.
+
+    Both the stored memory and the query go through this, so "Researching agencies" finds
+    "research agency"; engines then index plain space-separated tokens the same way.
+    """
+    words = [w for w in _WORD.findall(unicodedata.normalize("NFKC", text).casefold())]
+    words = [w for w in words if w not in STOPWORDS]
+    if language != "none":
+        words = _stemmer(language).stemWords(words)
+    return " ".join(words)
+
+
+def fulltext_query(text: str, language: str = "english", max_terms: int = 32) -> str:
+    """A query for the full-text index: the query's terms, words only (no query syntax)."""
+    return " ".join(terms(text, language).split()[:max_terms])
+
+
+def sentences(text: str, min_chars: int = 12) -> list[str]:
+    """The sentences of a turn (what the per-sentence views embed); short bits are merged."""
+    out: list[str] = []
+    for part in _SENTENCE.split(text.strip()):
+        if out and len(part) < min_chars:
+            out[-1] = f"{out[-1]} {part}"
+        elif part:
+            out.append(part)
+    return out

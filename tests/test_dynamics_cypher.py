@@ -50,6 +50,7 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
         "rows": [{"a": a, "b": b, "u": 1.0}],
         "eta": 0.5,
         "decay": 0.01,
+        "hold": 0.0,
         "w_perm": 0.95,
     }
     graph.backend.write("hebbian_update", now=10.0, **args)
@@ -59,7 +60,9 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
     w2 = w1 * math.exp(-0.1)
     w2 += 0.5 * (1 - w2)
     assert row["w"] == pytest.approx(w2) and row["permanent"] is False
-    graph.backend.write("decay_sweep", ns=ns, now=30.0, before=30.0, decay=0.01, batch=100)
+    graph.backend.write(
+        "decay_sweep", ns=ns, now=30.0, before=30.0, decay=0.01, hold=0.0, batch=100
+    )
     edge = _weights(graph, ns)[frozenset((a, b))]
     assert edge["w"] == pytest.approx(w2 * math.exp(-0.1))
     assert edge["fired_count"] == 2 and edge["w_at"] == 30.0
@@ -79,6 +82,7 @@ def test_co_fired_memories_without_an_edge_get_one(graph, ns):
         now=5.0,
         eta=0.3,
         decay=0.01,
+        hold=0.0,
         w_perm=0.95,
         rows=[{"a": x, "b": y, "u": 1.0}],
     )
@@ -90,11 +94,13 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     _clear_assoc(graph, ns)
     a, b, c, d = (ids[n] for n in "abcd")
     _link(graph, ns, [(a, b, 0.05, False), (c, d, 0.05, True), (a, c, 0.5, False)])
-    (row,) = graph.backend.write("edges_prune", ns=ns, now=0.0, decay=0.01, w_min=0.1, batch=100)
+    (row,) = graph.backend.write(
+        "edges_prune", ns=ns, now=0.0, decay=0.01, hold=0.0, w_min=0.1, batch=100
+    )
     assert row["pruned"] == 1
     assert set(_weights(graph, ns)) == {frozenset((c, d)), frozenset((a, c))}
     # decayed under w_min by t=300: 0.5 * e^-3 = 0.025
-    graph.backend.write("edges_prune", ns=ns, now=300.0, decay=0.01, w_min=0.1, batch=100)
+    graph.backend.write("edges_prune", ns=ns, now=300.0, decay=0.01, hold=0.0, w_min=0.1, batch=100)
     assert set(_weights(graph, ns)) == {frozenset((c, d))}
 
 

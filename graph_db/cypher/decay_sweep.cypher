@@ -1,5 +1,6 @@
 // Materialise lazy decay on up to $batch liquid edges of $ns not materialised since $before:
-// w <- w * exp(-decay * (now - w_at)), w_at <- now. Run until it returns fewer than $batch.
+// w <- w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold), w_at <- now.
+// Run until it returns fewer than $batch.
 CALL {
   MATCH (:Episode {ns: $ns})-[x:ASSOC]->() RETURN x
   UNION ALL
@@ -9,5 +10,8 @@ WITH x
 WHERE NOT coalesce(x.permanent, false) AND coalesce(x.w_at, x.fired_at) < $before
 WITH x
 LIMIT $batch
-SET x.w = x.w * exp(-$decay * ($now - coalesce(x.w_at, x.fired_at))), x.w_at = $now
+WITH x, coalesce(x.w_at, $now) AS w_at, coalesce(x.fired_at, x.w_at, $now) + $hold AS held
+WITH x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
+SET x.w = CASE WHEN $now <= start THEN x.w ELSE x.w * exp(-$decay * ($now - start)) END,
+    x.w_at = $now
 RETURN count(x) AS decayed

@@ -1,6 +1,7 @@
 // Hebbian plasticity on liquid edges: for each pair (a, b) used together with usefulness u,
 // w <- w_eff + eta * u * (1 - w_eff), where w_eff is the lazily decayed weight
-// w * exp(-decay * (now - w_at)) (permanent edges do not decay). A pair without an edge
+// w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold): an edge is held for
+// $hold seconds after it fired (recency correction); permanent edges do not decay. A pair without an edge
 // gets one (co-fired memories are linked). w >= w_perm makes the edge permanent.
 UNWIND $rows AS r
 // one edge per pair, stored from the smaller id to the larger
@@ -20,9 +21,11 @@ WHERE a IS NOT NULL AND b IS NOT NULL
 MERGE (a)-[x:ASSOC]->(b)
 ON CREATE SET x.w = 0.0, x.w_at = $now, x.fired_count = 0, x.permanent = false,
               x.created_at = $now
+WITH r, x, coalesce(x.w_at, $now) AS w_at, coalesce(x.fired_at, x.w_at, $now) + $hold AS held
+WITH r, x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
 WITH r, x,
-     CASE WHEN coalesce(x.permanent, false) THEN x.w
-          ELSE x.w * exp(-$decay * ($now - coalesce(x.w_at, x.fired_at, $now))) END AS w_eff
+     CASE WHEN coalesce(x.permanent, false) OR $now <= start THEN x.w
+          ELSE x.w * exp(-$decay * ($now - start)) END AS w_eff
 WITH r, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
 SET x.w = w_new,
     x.w_at = $now,

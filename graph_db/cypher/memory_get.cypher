@@ -6,5 +6,6 @@ OPTIONAL MATCH (f:Fact {id: id})
 WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
-RETURN m {.*, embedding: CASE WHEN $with_embedding THEN m.embedding ELSE null END} AS memory,
+RETURN m {.*, embedding: CASE WHEN $with_embedding THEN m.embedding ELSE null END,
+          views: null, ctx_embedding: null, terms: null} AS memory,
        labels(m)[0] AS label

@@ -10,8 +10,10 @@ CREATE INDEX episode_ns_session IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.sessio
 CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
 CREATE INDEX fact_ns_subject IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key);
 CREATE INDEX entity_ns_name IF NOT EXISTS FOR (n:Entity) ON (n.ns, n.name);
-CREATE FULLTEXT INDEX episode_text IF NOT EXISTS FOR (n:Episode) ON EACH [n.text];
-CREATE FULLTEXT INDEX fact_text IF NOT EXISTS FOR (n:Fact) ON EACH [n.text];
+CREATE FULLTEXT INDEX episode_terms IF NOT EXISTS FOR (n:Episode) ON EACH [n.terms]
+  OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
+CREATE FULLTEXT INDEX fact_terms IF NOT EXISTS FOR (n:Fact) ON EACH [n.terms]
+  OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
 CREATE VECTOR INDEX episode_embedding IF NOT EXISTS FOR (n:Episode) ON (n.embedding)
   OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON (n.embedding)

@@ -1,0 +1,264 @@
+"""bench_locomo: turn-level evidence recall on LoCoMo, MAGS recall against BM25 and dense.
+
+    python benchmarks/bench_locomo.py ../shared/data/locomo [--conversations conv-26 ...]
+
+Every turn of each conversation is stored as an episode (speaker, the session's date as
+event time, image captions appended as "[shares a photo: ...]"); each question of
+categories 1-4 is asked and scored by its evidence turns: R_any@k (at least one evidence
+turn in the top k) and R_all@k (all of them), k = 5, 10, 25. Baselines on the same turns,
+as the same text ("Speaker: text [shares a photo: ...]"): BM25 (bm25s, English stop words)
+and flat dense retrieval with all-MiniLM-L6-v2 (the store's embedder). Ablations: the
+single-shot vector recall, recall without the walk, after a replay of the questions
+(co-firing only: no answer or evidence is used), and after ``maintain()`` (k-core pruning).
+Nothing is tuned on the questions here; defaults live in GraphSettings.
+Prints tables and writes benchmarks/results/bench_locomo.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from graph_db import GraphSettings, LiquidGraph
+
+ROOT = Path(__file__).resolve().parent
+KS = (5, 10, 25)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+Ranker = Callable[[str], list[str]]
+
+
+def load(path: Path) -> tuple[list[dict], list[dict]]:
+    """Turns (id, speaker, text, session, ts) and the questions of categories 1-4."""
+    data = json.loads(path.read_text())
+    turns, n = [], 1
+    while f"session_{n}_date_time" in data:
+        when = datetime.strptime(data[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
+        for i, t in enumerate(data.get(f"session_{n}") or []):
+            text = t["text"]
+            if t.get("blip_caption"):
+                text += f" [shares a photo: {t['blip_caption']}]"
+            ts = when.replace(tzinfo=UTC).timestamp() + i
+            turns.append(
+                {"id": t["dia_id"], "speaker": t["speaker"], "text": text, "session": n, "ts": ts}
+            )
+        n += 1
+    ids = {t["id"] for t in turns}
+    qa = [
+        q
+        for q in data["qa"]
+        if q.get("category") in CATEGORIES and q.get("evidence") and set(q["evidence"]) & ids
+    ]
+    return turns, qa
+
+
+def bm25_ranker(turns: list[dict]) -> Ranker:
+    import bm25s
+
+    texts = [f"{t['speaker']}: {t['text']}" for t in turns]
+    index = bm25s.BM25()
+    index.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def rank(q: str) -> list[str]:
+        tokens = bm25s.tokenize([q], stopwords="en", show_progress=False)
+        k = min(max(KS), len(texts))
+        docs, _ = index.retrieve(tokens, k=k, show_progress=False)
+        return [turns[int(i)]["id"] for i in docs[0]]
+
+    return rank
+
+
+def dense_ranker(turns: list[dict], graph: LiquidGraph) -> Ranker:
+    texts = [f"{t['speaker']}: {t['text']}" for t in turns]
+    emb = graph.embedder.embed(texts)
+
+    def rank(q: str) -> list[str]:
+        sims = emb @ graph.embedder.embed([q])[0]
+        return [turns[int(i)]["id"] for i in np.argsort(-sims)[: max(KS)]]
+
+    return rank
+
+
+def mags_ranker(graph: LiquidGraph, ns: str, prefix: str, **kw: object) -> Ranker:
+    def rank(q: str) -> list[str]:
+        hits = graph.recall(ns, q, k=max(KS), blocks="episodic", fire=False, **kw)
+        return [h.id.removeprefix(prefix) for h in hits]
+
+    return rank
+
+
+def score(rankings: dict[str, list[list[str]]], qa: list[dict]) -> dict:
+    """R_any@k and R_all@k per system, overall and per category."""
+    out: dict = {}
+    for name, ranked in rankings.items():
+        rows = {}
+        for k in KS:
+            hit_any = [
+                bool(set(q["evidence"]) & set(r[:k])) for q, r in zip(qa, ranked, strict=True)
+            ]
+            hit_all = [set(q["evidence"]) <= set(r[:k]) for q, r in zip(qa, ranked, strict=True)]
+            rows[f"any@{k}"] = float(np.mean(hit_any))
+            rows[f"all@{k}"] = float(np.mean(hit_all))
+            for cat, label in CATEGORIES.items():
+                idx = [i for i, q in enumerate(qa) if q["category"] == cat]
+                if idx:
+                    rows[f"{label}:any@{k}"] = float(np.mean([hit_any[i] for i in idx]))
+                    rows[f"{label}:all@{k}"] = float(np.mean([hit_all[i] for i in idx]))
+        out[name] = rows
+    return out
+
+
+def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, dict]:
+    conv = path.stem
+    turns, qa = load(path)
+    ns, prefix = f"locomo-{conv}", f"{conv}:"
+    graph.forget_namespace(ns)
+    episodes = [
+        {
+            "id": prefix + t["id"],
+            "text": t["text"],
+            "speaker": t["speaker"],
+            "session_id": f"session_{t['session']}",
+            "ts": t["ts"],
+        }
+        for t in turns
+    ]
+    t0 = time.perf_counter()
+    graph.ingest(ns, episodes, batch_size=50, progress=True)
+    ingest_s = time.perf_counter() - t0
+    questions = [q["question"] for q in qa]
+    systems: dict[str, Ranker] = {
+        "bm25": bm25_ranker(turns),
+        "dense": dense_ranker(turns, graph),
+        "mags": mags_ranker(graph, ns, prefix),
+        "mags-vector (single-shot)": mags_ranker(graph, ns, prefix, mode="vector"),
+    }
+    rankings: dict[str, list[list[str]]] = {}
+    timings: dict[str, float] = {}
+    for name, rank in systems.items():
+        t0 = time.perf_counter()
+        rankings[name] = [rank(q) for q in tqdm(questions, desc=f"{conv} {name}", leave=False)]
+        timings[name] = (time.perf_counter() - t0) / max(1, len(questions))
+    depth = graph.settings.walk_depth
+    graph.settings.walk_depth = 0
+    rankings["mags without walk"] = [systems["mags"](q) for q in questions]
+    graph.settings.walk_depth = depth
+    size = {"before": _size(graph, ns)}
+    for q in tqdm(questions, desc=f"{conv} replay", leave=False):
+        graph.recall(ns, q, k=10, blocks="episodic")  # co-firing only
+    graph.flush()
+    rankings["mags after replay"] = [systems["mags"](q) for q in questions]
+    size["after replay"] = _size(graph, ns)
+    t0 = time.perf_counter()
+    report = graph.maintain(ns)
+    size["maintain_s"] = time.perf_counter() - t0
+    size["maintain"] = report.model_dump()
+    rankings["mags after maintain"] = [systems["mags"](q) for q in questions]
+    size["after maintain"] = _size(graph, ns)
+    meta = {"turns": len(turns), "questions": len(qa), "ingest_s": ingest_s, "size": size}
+    meta["ms_per_query"] = {k: v * 1000 for k, v in timings.items()}
+    return qa, rankings, meta
+
+
+def _size(graph: LiquidGraph, ns: str) -> dict:
+    st = graph.stats(ns)
+    return {"nodes": sum(st["nodes"].values()), "edges": st["edges"]}
+
+
+def machine() -> dict:
+    import psutil
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    return {
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
+        "commit": commit,
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("data", type=Path, help="folder with LoCoMo conv-*.json files")
+    ap.add_argument("--conversations", nargs="*", help="e.g. conv-26 (default: all)")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_locomo.json")
+    args = ap.parse_args()
+    paths = sorted(args.data.glob("*.json"))
+    if args.conversations:
+        paths = [p for p in paths if p.stem in set(args.conversations)]
+    if not paths:
+        sys.exit(f"no LoCoMo conversations found in {args.data}")
+    all_qa: list[dict] = []
+    all_rankings: dict[str, list[list[str]]] = {}
+    per_conv = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="mags-locomo-") as home,
+        LiquidGraph(GraphSettings(home=Path(home))) as graph,
+    ):
+        for path in paths:
+            qa, rankings, meta = run_conversation(graph, path)
+            all_qa += qa
+            for name, r in rankings.items():
+                all_rankings.setdefault(name, []).extend(r)
+            meta["scores"] = score(rankings, qa)
+            per_conv[path.stem] = meta
+        settings = graph.settings.model_dump(mode="json", exclude={"home", "neo4j_password"})
+    scores = score(all_rankings, all_qa)
+    console = Console()
+    table = Table(title=f"LoCoMo evidence recall ({len(all_qa)} questions, {len(paths)} convs)")
+    table.add_column("system")
+    for k in KS:
+        table.add_column(f"any@{k}", justify="right")
+        table.add_column(f"all@{k}", justify="right")
+    for name, rows in scores.items():
+        table.add_row(name, *[f"{rows[f'{m}@{k}']:.3f}" for k in KS for m in ("any", "all")])
+    console.print(table)
+    cats = Table(title="per category, @10 (any / all)")
+    cats.add_column("system")
+    for label in CATEGORIES.values():
+        cats.add_column(label, justify="right")
+    for name, rows in scores.items():
+        cats.add_row(
+            name,
+            *[
+                f"{rows.get(f'{c}:any@10', 0):.3f} / {rows.get(f'{c}:all@10', 0):.3f}"
+                for c in CATEGORIES.values()
+            ],
+        )
+    console.print(cats)
+    goal = scores["mags"]
+    console.print(
+        f"goal R_any@10 >= 0.85: {goal['any@10']:.3f}   R_all@10 >= 0.75: {goal['all@10']:.3f}"
+    )
+    result = {
+        "machine": machine(),
+        "data": str(args.data),
+        "questions": len(all_qa),
+        "scores": scores,
+        "conversations": per_conv,
+        "settings": settings,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1))
+    console.print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""Recall: over-query candidates, choose anchors that cover them, walk out from the anchors.
+
+1. Candidates: the K' nearest memories (vector index) and the K' best full-text hits per
+   label and per query.
+2. Relevance: each candidate is scored against each query by a dense score (the best of
+   its own vector and its per-sentence views, plus its in-context view) and the full-text
+   score, both z-normalised over the candidates; relevance = exp(score - best), in (0, 1].
+3. Anchors: m candidates chosen greedily for relevance and for how well they cover the
+   candidate set (facility location, the seeds' "convex hull" idea).
+4. Walk: from each anchor over ASSOC (decayed weight), NEXT, DERIVED_FROM and (first
+   hop only) shared non-hub entities; activation = anchor relevance x product of edge
+   weights, stopping under theta or at max depth.
+5. Rank by max(relevance, activation) plus small importance and recency terms; superseded
+   facts are hidden unless history or a past view (``as_of``) is asked for.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graph_db.backends import GraphBackend
+from graph_db.dynamics import DAY_S, DecayParams, effective_weight
+from graph_db.models import Memory, Recalled, Step
+from graph_db.search import Searcher
+from graph_db.settings import GraphSettings
+
+_VECTOR_KEYS = ("embedding", "views", "ctx_embedding")
+
+
+@dataclass
+class Candidate:
+    """A memory under consideration, with what is known of it so far."""
+
+    id: str
+    label: str
+    props: dict[str, Any]
+    vectors: dict[str, np.ndarray]
+    lexical: np.ndarray  # full-text score per query (0 when not hit)
+    sources: set[str] = field(default_factory=set)
+    relevance: float = 0.0
+    similarity: float | None = None
+    activation: float = 0.0
+    path: list[Step] = field(default_factory=list)
+
+
+def visible(props: dict[str, Any], as_of: float | None, history: bool) -> bool:
+    """Current memories only, or those that existed and held at ``as_of``."""
+    valid_to = props.get("valid_to")
+    if as_of is None:
+        return history or valid_to is None
+    born = props.get("valid_from", props.get("ts", props.get("created_at")))
+    if born is not None and born > as_of:
+        return False
+    return valid_to is None or valid_to > as_of
+
+
+class Recaller:
+    """Runs recalls for one store (see the module doc)."""
+
+    def __init__(self, backend: GraphBackend, searcher: Searcher, settings: GraphSettings):
+        self.backend = backend
+        self.searcher = searcher
+        self.settings = settings
+        self._cache: OrderedDict[tuple[str, str], tuple[Any, dict[str, np.ndarray]]] = OrderedDict()
+
+    # -- 1. candidates ---------------------------------------------------------------
+    def candidates(
+        self, ns: str, queries: list[str], qv: np.ndarray, labels: list[str], lexical: bool
+    ) -> dict[str, Candidate]:
+        """Candidates by id, from the vector index and (if ``lexical``) full-text search."""
+        run, kp = self.backend.read, self.settings.recall_candidates
+        hits: dict[str, tuple[str, set[str]]] = {}
+        scores: dict[str, np.ndarray] = {}
+        for label in labels:
+            for found in self.searcher.nearest(run, ns, label, qv, kp):
+                for f in found:
+                    hits.setdefault(f.id, (label, set()))[1].add("vector")
+            if not lexical:
+                continue
+            for qi, q in enumerate(queries):
+                for f in self.searcher.fulltext(run, ns, label, q, kp):
+                    hits.setdefault(f.id, (label, set()))[1].add("fulltext")
+                    scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
+        rows = self._rows(ns, list(hits))
+        vectors = self.vectors(ns, rows, qv.shape[1])
+        out = {}
+        for mid, props in rows.items():
+            label, sources = hits[mid]
+            vecs = vectors[mid]
+            lex = scores.get(mid, np.zeros(len(queries)))
+            out[mid] = Candidate(mid, label, props, vecs, lex, sources)
+        return out
+
+    def _rows(self, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        rows = self.backend.read("recall_rows", ns=ns, ids=ids)
+        return {r["memory"]["id"]: {**r["memory"], "_label": r["label"]} for r in rows}
+
+    def vectors(
+        self, ns: str, rows: dict[str, dict[str, Any]], dim: int
+    ) -> dict[str, dict[str, np.ndarray]]:
+        """Vectors of the memories in ``rows``: from the cache while the text is the same
+        (text is re-embedded on change), else fetched (the slow part of a read)."""
+        out, missing = {}, []
+        for mid, props in rows.items():
+            hit = self._cache.get((ns, mid))
+            if hit is not None and hit[0] == props.get("text"):
+                self._cache.move_to_end((ns, mid))
+                out[mid] = hit[1]
+            else:
+                missing.append(mid)
+        if missing:
+            for r in self.backend.read("recall_vectors", ns=ns, ids=missing):
+                vecs = _vectors(r, dim)
+                out[r["id"]] = vecs
+                self._cache[(ns, r["id"])] = (rows[r["id"]].get("text"), vecs)
+            while len(self._cache) > self.settings.vector_cache_size:
+                self._cache.popitem(last=False)
+        return out
+
+    # -- 2. relevance ----------------------------------------------------------------------
+    def score(
+        self, cands: list[Candidate], qv: np.ndarray, stats: _ZStats | None = None
+    ) -> _ZStats:
+        """Set relevance and similarity of ``cands``; z-statistics come from them unless
+        given (walked memories are scored on the candidates' scale)."""
+        if not cands:
+            return stats or _ZStats.empty(len(qv))
+        dense = np.stack([self._dense(c, qv) for c in cands])  # (n, q)
+        lex = np.stack([c.lexical for c in cands])
+        if stats is None:
+            stats = _ZStats.of(dense, lex)
+        z = (dense - stats.dense_mu) / stats.dense_sd
+        z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
+        best = z.max(axis=1)
+        if stats.top is None:
+            stats.top = float(best.max())
+        for c, s in zip(cands, best, strict=True):
+            c.relevance = math.exp(min(0.0, float(s) - stats.top))
+            c.similarity = float((c.vectors["embedding"] @ qv.T).max())
+        return stats
+
+    def _dense(self, c: Candidate, qv: np.ndarray) -> np.ndarray:
+        """Per query: max(cos(own), max cos(sentences)) + w_ctx * cos(in context)."""
+        own = c.vectors["embedding"] @ qv.T
+        best = own
+        if "views" in c.vectors:
+            best = np.maximum(best, (c.vectors["views"] @ qv.T).max(axis=0))
+        ctx = c.vectors.get("ctx_embedding")
+        ctx_sim = own if ctx is None else ctx @ qv.T
+        return best + self.settings.recall_context_weight * ctx_sim
+
+    # -- 3. anchors ----------------------------------------------------------------------
+    def anchors(self, cands: list[Candidate], m: int) -> list[Candidate]:
+        """Greedy facility location: each pick adds the most relevance-weighted coverage
+        (max similarity of every candidate to the picked set) mixed with its own relevance."""
+        if len(cands) <= m:
+            return sorted(cands, key=lambda c: -c.relevance)
+        emb = np.stack([c.vectors["embedding"] for c in cands])
+        sim = np.clip(emb @ emb.T, 0.0, 1.0)
+        rel = np.array([c.relevance for c in cands])
+        div = self.settings.recall_diversity
+        covered = np.zeros(len(cands))
+        chosen: list[int] = []
+        for _ in range(m):
+            gain = (np.maximum(sim, covered[None, :]) - covered[None, :]) @ rel
+            gain = gain / max(rel.sum(), 1e-9)
+            value = (1 - div) * rel + div * gain
+            value[chosen] = -np.inf
+            pick = int(np.argmax(value))
+            chosen.append(pick)
+            covered = np.maximum(covered, sim[pick])
+        return [cands[i] for i in chosen]
+
+    # -- 4. walk -------------------------------------------------------------------------
+    def walk(
+        self, ns: str, anchors: list[Candidate], now: float
+    ) -> dict[str, tuple[float, list[Step]]]:
+        """Spread activation from the anchors; best (activation, path) per memory reached."""
+        s, params = self.settings, DecayParams.of(self.settings)
+        best: dict[str, tuple[float, list[Step]]] = {a.id: (a.relevance, []) for a in anchors}
+        frontier = {a.id for a in anchors}
+        for depth in range(s.walk_depth):
+            if not frontier:
+                break
+            ids = sorted(frontier)
+            steps: list[tuple[str, str, str, float]] = []
+            for r in self.backend.read("walk_edges", ns=ns, ids=ids):
+                if r["edge"] == "ASSOC":
+                    w = effective_weight(
+                        r["w"] or 0.0, r["w_at"], r["fired_at"], now, params, r["permanent"]
+                    )
+                elif r["edge"] == "NEXT":
+                    w = s.walk_next_weight
+                else:
+                    w = s.walk_derived_weight
+                steps.append((r["source"], r["id"], r["edge"], w))
+            if s.walk_entity_weight > 0 and depth == 0:  # entity hops from anchors only
+                for r in self.backend.read(
+                    "walk_entities", ns=ns, ids=ids, max_degree=s.walk_entity_max_degree
+                ):
+                    w = s.walk_entity_weight / math.sqrt(max(1, r["degree"]))
+                    steps.append((r["source"], r["id"], "ENTITY", w))
+            frontier = set()
+            for src, dst, edge, w in steps:
+                act = best[src][0] * w
+                if act < s.walk_threshold or act <= best.get(dst, (0.0, []))[0]:
+                    continue
+                step = Step(source=src, target=dst, edge=edge, weight=w)
+                best[dst] = (act, [*best[src][1], step])
+                frontier.add(dst)
+        return best
+
+    # -- the whole recall ----------------------------------------------------------------
+    def recall(
+        self,
+        ns: str,
+        queries: list[str],
+        qv: np.ndarray,
+        k: int,
+        labels: list[str],
+        as_of: float | None,
+        history: bool,
+        mode: str,
+    ) -> tuple[list[Recalled], list[str]]:
+        """The top ``k`` memories, and the ids of the anchors (for co-firing)."""
+        now = time.time()
+        cands = self.candidates(ns, queries, qv, labels, lexical=(mode == "walk"))
+        keep = [c for c in cands.values() if visible(c.props, as_of, history)]
+        if mode == "vector":
+            self.score(keep, qv)
+            ranked = sorted(keep, key=lambda c: -(c.similarity or -2.0))[:k]
+            for c in ranked:
+                c.relevance = c.similarity or 0.0
+            return [self._result(c, c.relevance, False) for c in ranked], []
+        stats = self.score(keep, qv)
+        anchors = self.anchors(keep, self.settings.recall_anchors)
+        reached = self.walk(ns, anchors, now)
+        new_ids = [i for i in reached if i not in cands]
+        walked = {
+            mid: props
+            for mid, props in self._rows(ns, new_ids).items()
+            if visible(props, as_of, history) and props["_label"] in labels
+        }
+        vectors = self.vectors(ns, walked, qv.shape[1])
+        extra = [
+            Candidate(mid, props["_label"], props, vectors[mid], np.zeros(len(queries)), {"walk"})
+            for mid, props in walked.items()
+        ]
+        self.score(extra, qv, stats)
+        pool = {c.id: c for c in [*keep, *extra]}
+        anchor_ids = {a.id for a in anchors}
+        for mid, (act, path) in reached.items():
+            c = pool.get(mid)
+            if c is not None and act > c.relevance:
+                c.activation, c.path = act, path
+                if path:
+                    c.sources.add("walk")
+        scored = [(self._final(c, now), c) for c in pool.values()]
+        scored.sort(key=lambda t: -t[0])
+        results = [self._result(c, s, c.id in anchor_ids) for s, c in scored[:k]]
+        return results, [a.id for a in anchors]
+
+    def _final(self, c: Candidate, now: float) -> float:
+        s = self.settings
+        base = max(c.relevance, c.activation)
+        importance = float(c.props.get("importance") or 0.0)
+        last = c.props.get("last_access") or c.props.get("created_at") or now
+        recency = math.exp(-max(0.0, now - last) / (30 * DAY_S))
+        return base + s.rank_importance_weight * importance + s.rank_recency_weight * recency
+
+    @staticmethod
+    def _result(c: Candidate, score: float, anchor: bool) -> Recalled:
+        props = {k: v for k, v in c.props.items() if k not in _VECTOR_KEYS and k != "_label"}
+        memory = Memory.from_row(props, c.label)
+        return Recalled(
+            memory=memory,
+            score=score,
+            similarity=c.similarity,
+            relevance=c.relevance,
+            activation=c.activation,
+            anchor=anchor,
+            path=c.path,
+            sources=sorted(c.sources),
+        )
+
+
+@dataclass
+class _ZStats:
+    """Mean and spread of the candidates' dense and full-text scores, and the best total."""
+
+    dense_mu: np.ndarray
+    dense_sd: np.ndarray
+    lex_mu: np.ndarray
+    lex_sd: np.ndarray
+    top: float | None = None
+
+    @classmethod
+    def of(cls, dense: np.ndarray, lex: np.ndarray) -> _ZStats:
+        return cls(dense.mean(0), dense.std(0) + 1e-6, lex.mean(0), lex.std(0) + 1e-6)
+
+    @classmethod
+    def empty(cls, q: int) -> _ZStats:
+        zero, one = np.zeros(q), np.ones(q)
+        return cls(zero, one, zero, one, 0.0)
+
+
+def _vectors(props: dict[str, Any], dim: int) -> dict[str, np.ndarray]:
+    """The vectors stored on a memory: its own, per-sentence views (n x dim), in context."""
+    out = {"embedding": np.asarray(props.get("embedding") or np.zeros(dim), dtype=np.float32)}
+    if props.get("views"):
+        out["views"] = np.asarray(props["views"], dtype=np.float32).reshape(-1, dim)
+    if props.get("ctx_embedding"):
+        out["ctx_embedding"] = np.asarray(props["ctx_embedding"], dtype=np.float32)
+    return out
+
+
+def as_queries(query: str | Sequence[str]) -> list[str]:
+    """One query or several (sub-queries from a recall model)."""
+    return [query] if isinstance(query, str) else list(query)

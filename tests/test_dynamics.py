@@ -1,0 +1,274 @@
+"""Memory dynamics through the public API, on small hand-made graphs with expected numbers:
+recall (anchors, walk, paths), plasticity, decay with hold, maintenance (prune, k-core,
+death, capacity, births), reconciliation (winner, history, as_of, learned cardinality)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from test_dynamics_cypher import _clear_assoc, _link, _weights
+
+from graph_db import InvalidInputError
+from graph_db.dynamics import DAY_S, DecayParams, effective_weight
+from graph_db.reconcile import Verdict
+
+T0 = 1_700_000_000.0
+
+
+def _turns(graph, ns, turns, session="s1"):
+    rows = [
+        {"text": t, "speaker": sp, "session_id": session, "ts": T0 + i}
+        for i, (sp, t) in enumerate(turns)
+    ]
+    return graph.add_episodes(ns, rows)
+
+
+# -- recall ------------------------------------------------------------------------------
+def test_recall_walks_to_the_answer_turn_and_says_how(graph, ns):
+    ids = _turns(
+        graph,
+        ns,
+        [
+            ("ann", "Morning! The weather is lovely today."),
+            ("ann", "What did you paint for the art fair last weekend?"),
+            ("bob", "A big sunset over the lake, in oils."),
+            ("ann", "I adopted a kitten called Zippy."),
+            ("bob", "My brother started a new job at the bakery."),
+        ],
+    )
+    hits = graph.recall(ns, "What did Bob paint for the art fair?", k=5, fire=False)
+    by_id = {h.id: h for h in hits}
+    assert hits[0].id == ids[1] and hits[0].anchor
+    answer = by_id[ids[2]]
+    assert answer.block == "episodic"
+    assert any(step.edge == "NEXT" for step in answer.path) or answer.relevance >= 0.5
+    for h in hits:  # a path starts at an anchor and ends at the memory
+        if h.path:
+            assert h.path[-1].target == h.id and by_id.get(h.path[0].source, h).anchor
+
+
+def test_walk_activation_is_anchor_relevance_times_edge_weights(graph, ns):
+    ids = _turns(graph, ns, [("a", "zebra stripes pattern"), ("a", "unrelated cooking notes")])
+    _clear_assoc(graph, ns)
+    hits = graph.recall(ns, "zebra stripes pattern", k=2, fire=False)
+    first, second = hits
+    assert first.id == ids[0] and first.relevance == pytest.approx(1.0)
+    if second.path:  # reached over NEXT: relevance 1 x w_next
+        assert second.activation == pytest.approx(graph.settings.walk_next_weight)
+        assert [s.edge for s in second.path] == ["NEXT"]
+
+
+def test_single_shot_vector_mode_ranks_by_cosine_only(graph, ns):
+    _turns(graph, ns, [("a", "I love my cat"), ("a", "Stock markets fell"), ("a", "Cats purr")])
+    hits = graph.recall(ns, "kittens and cats", k=3, mode="vector", fire=False)
+    sims = [h.similarity for h in hits]
+    assert sims == sorted(sims, reverse=True)
+    assert all(not h.path for h in hits)
+    with pytest.raises(InvalidInputError):
+        graph.recall(ns, "x", mode="telepathy")
+
+
+def test_recall_never_crosses_namespaces(graph, ns):
+    other = ns + "-other"
+    _turns(graph, other, [("eve", "The vault code is 8812, secret.")])
+    _turns(graph, ns, [("ann", "I like vaults of old churches."), ("ann", "Code reviews are fun")])
+    hits = graph.recall(ns, "vault code secret", k=10)
+    graph.flush()
+    assert hits and all(h.memory.ns == ns for h in hits)
+    assert all("8812" not in h.memory.text for h in hits)
+
+
+def test_co_fired_anchors_are_linked_after_a_recall(graph, ns):
+    ids = _turns(graph, ns, [("a", "red apples"), ("a", "green apples"), ("a", "apple pie")])
+    _clear_assoc(graph, ns)
+    hits = graph.recall(ns, "apples", k=3)
+    graph.flush()
+    anchors = [h.id for h in hits if h.anchor][: graph.settings.cofire_anchors]
+    edges = _weights(graph, ns)
+    for i, a in enumerate(anchors):
+        for b in anchors[i + 1 :]:
+            w = edges[frozenset((a, b))]["w"]
+            assert w == pytest.approx(graph.settings.hebbian_eta * graph.settings.cofire_usefulness)
+    touched = graph.get_many(ns, ids)
+    assert all(m.properties["access_count"] >= 1 for m in touched if m.id in {h.id for h in hits})
+
+
+# -- plasticity --------------------------------------------------------------------------
+def test_reinforce_twice_then_decay_gives_the_expected_weight(graph, ns):
+    a, b = sorted(_turns(graph, ns, [("a", "alpha one"), ("a", "beta two")]))
+    _clear_assoc(graph, ns)
+    eta = graph.settings.hebbian_eta
+    assert graph.reinforce(ns, [a, b], 1.0) == 1  # co-used: an edge is born
+    graph.reinforce(ns, [a, b], 0.5)
+    w = eta
+    w = w + eta * 0.5 * (1 - w)
+    edge = _weights(graph, ns)[frozenset((a, b))]
+    assert edge["w"] == pytest.approx(w, rel=1e-6)
+    params = DecayParams.of(graph.settings)
+    # held for decay_recency_days after firing, then exp decay per day
+    later = edge["fired_at"] + params.hold + 10 * DAY_S
+    expected = w * math.exp(-graph.settings.decay_per_day * 10)
+    assert effective_weight(w, edge["w_at"], edge["fired_at"], later, params) == pytest.approx(
+        expected
+    )
+    assert effective_weight(w, edge["w_at"], edge["fired_at"], edge["fired_at"] + 1, params) == w
+    graph.backend.write(
+        "decay_sweep", ns=ns, now=later, before=later, batch=100, **params.as_params()
+    )
+    assert _weights(graph, ns)[frozenset((a, b))]["w"] == pytest.approx(expected)
+    importance = graph.get(ns, a).properties["importance"]
+    assert importance > 0.5  # raised by use
+    with pytest.raises(InvalidInputError):
+        graph.reinforce(ns, [a, b], [1.0])
+
+
+def test_reinforce_strengthens_the_path_of_a_useful_memory(graph, ns):
+    ids = _turns(graph, ns, [("a", "quasar telescope night"), ("b", "yes, I saw it too")])
+    _clear_assoc(graph, ns)
+    hits = graph.recall(ns, "quasar telescope night", k=2, fire=False)
+    walked = [h for h in hits if h.path]
+    if not walked:
+        pytest.skip("the second turn was found directly, not walked to")
+    graph.reinforce(ns, walked, 1.0)
+    step = walked[0].path[-1]
+    edge = _weights(graph, ns)[frozenset((step.source, step.target))]
+    assert edge["w"] == pytest.approx(graph.settings.hebbian_eta)  # a learned shortcut
+    assert set(ids) >= {step.source, step.target}
+
+
+# -- maintenance -------------------------------------------------------------------------
+def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, ns):
+    ids = _turns(graph, ns, [("x", f"note {n}") for n in "abcdef"])
+    _clear_assoc(graph, ns)
+    a, b, c, d, e, f = ids
+    k4 = [(a, b), (a, c), (a, d), (b, c), (b, d), (c, d)]
+    _link(graph, ns, [(x, y, 0.9, True) for x, y in k4] + [(a, e, 0.5, False), (e, f, 0.01, False)])
+    report = graph.maintain(ns, now=1.0)
+    assert report.pruned_edges == 1  # e-f under w_min; permanent K4 untouched
+    assert report.cores == {3: 4, 1: 1, 0: 1}
+    assert report.consolidated == 4
+    assert report.edges_after == 7
+    protected = {m.id for m in graph.get_many(ns, ids) if m.properties.get("protected")}
+    assert protected == {a, b, c, d}
+
+
+def test_isolated_unimportant_memories_die_after_the_grace_period(graph, ns):
+    ids = _turns(graph, ns, [("x", "lonely thought"), ("x", "another lonely thought")])
+    _clear_assoc(graph, ns)
+    graph.update(ns, ids[0], permanent=True)
+    first = graph.maintain(ns)
+    assert first.forgotten == 0  # isolated now, but within the grace period
+    later = graph.settings.grace_days * DAY_S + 3650 * DAY_S
+    import time
+
+    report = graph.maintain(ns, now=time.time() + later)
+    assert report.forgotten == 1
+    assert [m.id for m in graph.list(ns)] == [ids[0]]  # the permanent one stays
+
+
+def test_capacity_drops_the_least_important(graph, ns):
+    ids = _turns(graph, ns, [("x", f"fact number {i}") for i in range(5)])
+    _clear_assoc(graph, ns)
+    for i, mid in enumerate(ids):
+        graph.update(ns, mid, salience=i / 4)
+    report = graph.maintain(ns, capacity=3)
+    assert report.capacity_dropped == 2 and report.nodes_after == 3
+    left = {m.id for m in graph.list(ns)}
+    assert ids[4] in left and ids[0] not in left
+
+
+def test_triadic_closure_births_an_edge(graph, ns):
+    ids = _turns(graph, ns, [("x", f"triad {n}") for n in "acbd"])
+    _clear_assoc(graph, ns)
+    a, c, b1, b2 = ids
+    _link(
+        graph, ns, [(a, b1, 0.8, True), (b1, c, 0.5, True), (a, b2, 0.6, True), (b2, c, 0.5, True)]
+    )
+    report = graph.maintain(ns, now=1.0)
+    assert report.births == 2  # a-c (via b1, b2) and b1-b2 (via a, c)
+    edges = _weights(graph, ns)
+    assert edges[frozenset((a, c))]["w"] == pytest.approx((0.8 * 0.5 + 0.6 * 0.5) / 2)
+    assert edges[frozenset((b1, b2))]["w"] == pytest.approx((0.8 * 0.6 + 0.5 * 0.5) / 2)
+
+
+# -- reconcile ---------------------------------------------------------------------------
+def test_newer_value_of_a_functional_predicate_supersedes_with_history(graph, ns):
+    (w1,) = graph.add_facts(
+        ns, [{"subject": "Ann", "predicate": "lives in", "object": "Berlin", "valid_from": 100}]
+    )
+    (w2,) = graph.add_facts(
+        ns, [{"subject": "ann", "predicate": "lives_in", "object": "Lisbon", "valid_from": 200}]
+    )
+    assert w2.action == "created" and w2.supersedes == [w1.id]
+    (w3,) = graph.add_facts(
+        ns,
+        [
+            {
+                "subject": "Ann",
+                "predicate": "lives_in",
+                "object": "Rome",
+                "valid_from": 300,
+                "confidence": 0.2,
+            }
+        ],
+    )
+    assert w3.action == "rejected" and "less certain" in (w3.reason or "")
+    chain = graph.history(ns, "Ann", "lives in")
+    assert [m.properties["object"] for m in chain] == ["Berlin", "Lisbon", "Rome"]
+    assert [m.properties.get("valid_to") for m in chain] == [200.0, None, 300.0]
+    edges = [e for e in graph.backend.read("export_edges", ns=ns) if e["type"] == "SUPERSEDES"]
+    assert {(e["a"], e["b"]) for e in edges} == {(w2.id, w1.id), (w2.id, w3.id)}
+    assert all(e["props"]["reason"] for e in edges)
+    current = graph.recall(ns, "Where does Ann live?", k=5, blocks="semantic", fire=False)
+    assert [h.memory.properties["object"] for h in current] == ["Lisbon"]
+    past = graph.recall(ns, "Where does Ann live?", k=5, blocks="semantic", as_of=150)
+    assert [h.memory.properties["object"] for h in past] == ["Berlin"]
+    every = graph.recall(ns, "Where does Ann live?", k=5, blocks="semantic", history=True)
+    assert {h.memory.properties["object"] for h in every} == {"Berlin", "Lisbon", "Rome"}
+
+
+def test_multi_valued_predicates_just_add_and_batches_reconcile_in_time_order(graph, ns):
+    likes = graph.add_facts(
+        ns,
+        [
+            {"subject": "Bo", "predicate": "likes", "object": "tea"},
+            {"subject": "Bo", "predicate": "likes", "object": "jazz"},
+        ],
+    )
+    assert [w.action for w in likes] == ["created", "created"]
+    sides = graph.add_facts(
+        ns,
+        [
+            {"subject": "red die", "predicate": "has_sides", "object": "8", "valid_from": 2},
+            {"subject": "red die", "predicate": "has_sides", "object": "6", "valid_from": 1},
+        ],
+    )
+    assert sides[0].supersedes == [sides[1].id]
+    assert [m.properties["object"] for m in graph.history(ns, "red die", "has_sides")] == ["6", "8"]
+
+
+def test_custom_adjudicator_decides_and_teaches_cardinality(graph, ns):
+    calls = []
+
+    def judge(conflict):
+        calls.append((conflict.current.object, conflict.new.object))
+        return Verdict("new", "the user moved desks")
+
+    for i, desk in enumerate(["D1", "D2", "D3"]):
+        graph.add_facts(
+            ns,
+            [{"subject": "Cy", "predicate": "sits_at", "object": desk, "valid_from": i}],
+            adjudicator=judge,
+        )
+    assert calls == [("D1", "D2"), ("D2", "D3")]
+    assert graph._engram.cardinality.kind(ns, "sits_at") == "functional"  # learned
+    (w,) = graph.add_facts(
+        ns, [{"subject": "Cy", "predicate": "sits_at", "object": "D4", "valid_from": 9}]
+    )
+    assert w.supersedes  # default rule now applies: it was learned single-valued
+    graph.set_cardinality(ns, "sits_at", False)
+    (w,) = graph.add_facts(
+        ns, [{"subject": "Cy", "predicate": "sits_at", "object": "D5", "valid_from": 10}]
+    )
+    assert w.supersedes == []
