@@ -373,6 +373,7 @@ class Engram:
         fids = [f.id or new_id() for f in items]
         born = [to_epoch(f.valid_from) if f.valid_from is not None else now for f in items]
         plan = self._reconcile(ns, prepared, vectors, keys, fids, born, adjudicator)
+        exact = [self.cardinality.kind(ns, p[2]) == "functional" for p in prepared]
 
         def work(tx: Tx) -> list[FactWrite]:
             tx.run("namespace_touch", ns=ns, now=now)
@@ -397,7 +398,9 @@ class Engram:
                 zip(prepared, vectors, strict=True)
             ):
                 key = (entity_key(subject), predicate)
-                dup = self._duplicate_of(vec, obj, current.get(i, []), created_keys.get(key, []))
+                dup = self._duplicate_of(
+                    vec, obj, current.get(i, []), created_keys.get(key, []), exact[i]
+                )
                 if dup is not None:
                     reinforce.append({"id": dup, "confidence": f.confidence})
                     results.append(FactWrite(id=dup, action="merged"))
@@ -511,10 +514,11 @@ class Engram:
                 (_stored_view(r), np.asarray(r["embedding"], dtype=np.float32), r["object"] or "")
                 for r in stored.get(i, [])
             ])  # fmt: skip
-            if self._duplicate_of(vectors[i], obj, [], [(v.id, e, o) for v, e, o in here]):
+            kind = self.cardinality.kind(ns, predicate)
+            same = [(v.id, e, o) for v, e, o in here]
+            if self._duplicate_of(vectors[i], obj, [], same, kind == "functional"):
                 continue  # merged on write, not a conflict
             new = FactView(fids[i], subject, predicate, obj, f.confidence, f.salience, born[i])
-            kind = self.cardinality.kind(ns, predicate)
             outcome = plan[i] = Outcome()
             if kind == "functional" or (kind == "unknown" and adjudicator is not None):
                 for cur, _, _ in list(here):
@@ -540,17 +544,20 @@ class Engram:
         obj: str,
         stored: list[dict[str, Any]],
         batch: list[tuple[str, np.ndarray, str]],
+        exact: bool = False,
     ) -> str | None:
         """The current fact (same subject and predicate) this one repeats, if any: the same
         object, or a text at least ``dup_threshold`` similar whose object has the same
-        numbers ("PIN is 4711" never merges into "PIN is 1234": that is a conflict)."""
+        numbers ("PIN is 4711" never merges into "PIN is 1234": that is a conflict).
+        ``exact`` (single-valued predicates): only the same object; "Rylal Arena" and
+        "Rylil Arena" read alike but are a change of value, for reconcile to judge."""
         okey, digits = entity_key(obj), _DIGITS.findall(obj)
         best, best_sim = None, self.settings.dup_threshold
         candidates = [(r["id"], r["embedding"], r["object"] or "") for r in stored] + batch
         for fid, other, other_obj in candidates:
             if entity_key(other_obj) == okey:
                 return fid
-            if _DIGITS.findall(other_obj) != digits:
+            if exact or _DIGITS.findall(other_obj) != digits:
                 continue
             sim = float(np.dot(vec, np.asarray(other, dtype=np.float32)))
             if sim >= best_sim:

@@ -100,6 +100,7 @@ class LiquidGraph:
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
         self._plasticity.close()
+        self._recaller.close()
         self.backend.close()
 
     def __enter__(self) -> LiquidGraph:

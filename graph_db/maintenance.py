@@ -4,12 +4,14 @@ One pass, in this order (each step batched so no transaction grows with the grap
 1. decay sweep: lazy decay materialised on edges not touched since the pass began;
 2. prune: non-permanent ASSOC edges under ``w_min`` deleted;
 3. births (triadic closure): two memories with enough strong common neighbours get an edge;
-4. k-core decomposition of the ASSOC graph (Cypher peeling; the same numbers GDS gives);
-5. vitals: importance recomputed (see ``memory_vitals.cypher`` for the formula); inner
-   cores (k >= ``core_protect``) consolidated and protected; memories without any edge
-   weakened and marked isolated;
-6. death: isolated for longer than ``grace_days``, importance under ``forget_importance``,
-   not protected, not permanent -> forgotten with their edges;
+4. k-core decomposition of the ASSOC graph: the edge list is read once and peeled in
+   Python (linear time; peeling in Cypher rescans every memory per round and does not
+   scale);
+5. vitals: importance recomputed (see ``memory_vitals.cypher`` for the formula); the
+   innermost cores (at most ``protect_share`` of the memories, k >= ``core_protect``)
+   consolidated and protected; memories without any edge weakened;
+6. death: periphery (core <= ``forget_core``), importance under ``forget_importance``, not
+   accessed for ``grace_days``, not protected, not permanent -> forgotten with their edges;
 7. capacity: above ``capacity`` memories, the least important unprotected ones go.
 """
 
@@ -40,7 +42,7 @@ class MaintenanceReport(BaseModel):
     consolidated: int = 0
     forgotten: int = 0
     capacity_dropped: int = 0
-    kcore_method: str = "cypher-peel"
+    protect_core: int = Field(default=0, description="k of the cores consolidated this pass")
     seconds: float = 0.0
 
 
@@ -73,15 +75,25 @@ class Maintainer:
                 return total
 
     def kcore(self, ns: str) -> dict[str, int]:
-        """Core number of every memory of ``ns`` over ASSOC edges (stored as ``core``)."""
-        left = int(self.backend.write("kcore_init", ns=ns)[0]["memories"])
-        k = 1
-        while left > 0:
-            peeled = int(self.backend.write("kcore_peel", ns=ns, k=k)[0]["peeled"])
-            left -= peeled
-            if peeled == 0:
-                k += 1
-        return {r["id"]: r["core"] for r in self.backend.read("kcore_result", ns=ns)}
+        """Core number of every memory of ``ns`` over its ASSOC edges."""
+        ids = [r["id"] for r in self.backend.read("memory_ids", ns=ns)]
+        edges = [(r["a"], r["b"]) for r in self.backend.read("assoc_edges", ns=ns)]
+        return core_numbers(ids, edges)
+
+    def protect_core(self, cores: dict[str, int]) -> int:
+        """The smallest k whose k-core holds at most ``protect_share`` of the memories (and
+        k >= ``core_protect``): centrality is relative to the namespace."""
+        s = self.settings
+        counts: dict[int, int] = {}
+        for c in cores.values():
+            counts[c] = counts.get(c, 0) + 1
+        k, inside = (max(counts) + 1 if counts else s.core_protect), 0
+        for core in sorted(counts, reverse=True):
+            if inside + counts[core] > s.protect_share * len(cores):
+                break
+            inside += counts[core]
+            k = core
+        return max(k, s.core_protect)
 
     def run(
         self, ns: str, now: float | None = None, capacity: int | None = None
@@ -112,27 +124,26 @@ class Maintainer:
         cores = self.kcore(ns)
         for core in cores.values():
             report.cores[core] = report.cores.get(core, 0) + 1
-        after = ""
-        while True:
+        report.protect_core = self.protect_core(cores)
+        rows = [{"id": i, "core": c} for i, c in cores.items()]
+        page = 5_000
+        for i in range(0, len(rows), page):
             (row,) = self.backend.write(
                 "memory_vitals",
                 ns=ns,
                 now=now,
-                after=after,
-                batch=s.maintain_batch,
-                core_protect=s.core_protect,
+                rows=rows[i : i + page],
+                protect_core=report.protect_core,
                 isolation_decay=s.isolation_decay,
             )
             report.consolidated += int(row["consolidated"] or 0)
-            if not row["done"] or row["last"] is None:
-                break
-            after = row["last"]
         dying = [
             r["id"]
             for r in self.backend.read(
                 "forget_candidates",
                 ns=ns,
-                isolated_before=now - s.grace_days * DAY_S,
+                max_core=s.forget_core,
+                inactive_before=now - s.grace_days * DAY_S,
                 max_importance=s.forget_importance,
                 limit=s.maintain_batch,
             )
@@ -160,3 +171,33 @@ class Maintainer:
         for i in range(0, len(ids), batch):
             chunk = ids[i : i + batch]
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
+
+
+def core_numbers(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, int]:
+    """k-core decomposition (Batagelj & Zaversnik, O(V + E)): the core number of each node,
+    the largest k such that it belongs to a subgraph where every node has degree >= k."""
+    index = {node: i for i, node in enumerate(ids)}
+    adj: list[set[int]] = [set() for _ in ids]
+    for a, b in edges:
+        ia, ib = index.get(a), index.get(b)
+        if ia is not None and ib is not None and ia != ib:
+            adj[ia].add(ib)
+            adj[ib].add(ia)
+    degree = [len(n) for n in adj]
+    buckets: dict[int, set[int]] = {}
+    for v, d in enumerate(degree):
+        buckets.setdefault(d, set()).add(v)
+    core = [0] * len(ids)
+    done = [False] * len(ids)
+    k = 0
+    for _ in range(len(ids)):
+        while not buckets.get(k):
+            k += 1
+        v = buckets[k].pop()
+        done[v], core[v] = True, k
+        for u in adj[v]:
+            if not done[u] and degree[u] > k:
+                buckets[degree[u]].discard(u)
+                degree[u] -= 1
+                buckets.setdefault(degree[u], set()).add(u)
+    return {node: core[i] for node, i in index.items()}

@@ -20,6 +20,7 @@ import math
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,6 @@ from graph_db.dynamics import DAY_S, DecayParams, effective_weight
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
-
-_VECTOR_KEYS = ("embedding", "views", "ctx_embedding")
 
 
 @dataclass
@@ -68,6 +67,7 @@ class Recaller:
         self.backend = backend
         self.searcher = searcher
         self.settings = settings
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mags-recall")
         self._cache: OrderedDict[tuple[str, str], tuple[Any, dict[str, np.ndarray]]] = OrderedDict()
 
     # -- 1. candidates ---------------------------------------------------------------
@@ -76,18 +76,26 @@ class Recaller:
     ) -> dict[str, Candidate]:
         """Candidates by id, from the vector index and (if ``lexical``) full-text search."""
         run, kp = self.backend.read, self.settings.recall_candidates
+        # the searches are independent: run them side by side (the engine has cores too)
+        vector = {
+            label: self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp)
+            for label in labels
+        }
+        full = {
+            (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp)
+            for label in (labels if lexical else [])
+            for qi, q in enumerate(queries)
+        }
         hits: dict[str, tuple[str, set[str]]] = {}
         scores: dict[str, np.ndarray] = {}
-        for label in labels:
-            for found in self.searcher.nearest(run, ns, label, qv, kp):
+        for label, job in vector.items():
+            for found in job.result():
                 for f in found:
                     hits.setdefault(f.id, (label, set()))[1].add("vector")
-            if not lexical:
-                continue
-            for qi, q in enumerate(queries):
-                for f in self.searcher.fulltext(run, ns, label, q, kp):
-                    hits.setdefault(f.id, (label, set()))[1].add("fulltext")
-                    scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
+        for (label, qi), job in full.items():
+            for f in job.result():
+                hits.setdefault(f.id, (label, set()))[1].add("fulltext")
+                scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
         rows = self._rows(ns, list(hits))
         vectors = self.vectors(ns, rows, qv.shape[1])
         out = {}
@@ -98,11 +106,14 @@ class Recaller:
             out[mid] = Candidate(mid, label, props, vecs, lex, sources)
         return out
 
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
     def _rows(self, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
         rows = self.backend.read("recall_rows", ns=ns, ids=ids)
-        return {r["memory"]["id"]: {**r["memory"], "_label": r["label"]} for r in rows}
+        return {r["id"]: {**r, "_label": r["label"]} for r in rows}
 
     def vectors(
         self, ns: str, rows: dict[str, dict[str, Any]], dim: int
@@ -182,12 +193,21 @@ class Recaller:
 
     # -- 4. walk -------------------------------------------------------------------------
     def walk(
-        self, ns: str, anchors: list[Candidate], now: float
+        self,
+        ns: str,
+        anchors: list[Candidate],
+        now: float,
+        floor: float = 0.0,
     ) -> dict[str, tuple[float, list[Step]]]:
-        """Spread activation from the anchors; best (activation, path) per memory reached."""
+        """Spread activation from the anchors; best (activation, path) per memory reached.
+
+        ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
+        beyond it can either); the walk stops under max(theta, floor) - exact pruning.
+        """
         s, params = self.settings, DecayParams.of(self.settings)
+        stop = max(s.walk_threshold, floor)
         best: dict[str, tuple[float, list[Step]]] = {a.id: (a.relevance, []) for a in anchors}
-        frontier = {a.id for a in anchors}
+        frontier = {a.id for a in anchors if a.relevance >= stop}
         for depth in range(s.walk_depth):
             if not frontier:
                 break
@@ -212,7 +232,7 @@ class Recaller:
             frontier = set()
             for src, dst, edge, w in steps:
                 act = best[src][0] * w
-                if act < s.walk_threshold or act <= best.get(dst, (0.0, []))[0]:
+                if act < stop or act <= best.get(dst, (0.0, []))[0]:
                     continue
                 step = Step(source=src, target=dst, edge=edge, weight=w)
                 best[dst] = (act, [*best[src][1], step])
@@ -240,10 +260,13 @@ class Recaller:
             ranked = sorted(keep, key=lambda c: -(c.similarity or -2.0))[:k]
             for c in ranked:
                 c.relevance = c.similarity or 0.0
-            return [self._result(c, c.relevance, False) for c in ranked], []
+            return self._results(ns, [(c.relevance, c, False) for c in ranked]), []
         stats = self.score(keep, qv)
         anchors = self.anchors(keep, self.settings.recall_anchors)
-        reached = self.walk(ns, anchors, now)
+        rels = sorted((c.relevance for c in keep), reverse=True)
+        margin = self.settings.rank_importance_weight + self.settings.rank_recency_weight
+        floor = rels[k - 1] - margin if len(rels) >= k else 0.0
+        reached = self.walk(ns, anchors, now, floor)
         new_ids = [i for i in reached if i not in cands]
         walked = {
             mid: props
@@ -266,8 +289,8 @@ class Recaller:
                     c.sources.add("walk")
         scored = [(self._final(c, now), c) for c in pool.values()]
         scored.sort(key=lambda t: -t[0])
-        results = [self._result(c, s, c.id in anchor_ids) for s, c in scored[:k]]
-        return results, [a.id for a in anchors]
+        top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
+        return self._results(ns, top), [a.id for a in anchors]
 
     def _final(self, c: Candidate, now: float) -> float:
         s = self.settings
@@ -277,20 +300,25 @@ class Recaller:
         recency = math.exp(-max(0.0, now - last) / (30 * DAY_S))
         return base + s.rank_importance_weight * importance + s.rank_recency_weight * recency
 
-    @staticmethod
-    def _result(c: Candidate, score: float, anchor: bool) -> Recalled:
-        props = {k: v for k, v in c.props.items() if k not in _VECTOR_KEYS and k != "_label"}
-        memory = Memory.from_row(props, c.label)
-        return Recalled(
-            memory=memory,
-            score=score,
-            similarity=c.similarity,
-            relevance=c.relevance,
-            activation=c.activation,
-            anchor=anchor,
-            path=c.path,
-            sources=sorted(c.sources),
-        )
+    def _results(self, ns: str, ranked: list[tuple[float, Candidate, bool]]) -> list[Recalled]:
+        """The chosen memories, fetched whole (without vectors), as results."""
+        ids = [c.id for _, c, _ in ranked]
+        rows = self.backend.read("memory_get", ns=ns, ids=ids, with_embedding=False)
+        memories = {r["memory"]["id"]: Memory.from_row(r["memory"], r["label"]) for r in rows}
+        return [
+            Recalled(
+                memory=memories[c.id],
+                score=score,
+                similarity=c.similarity,
+                relevance=c.relevance,
+                activation=c.activation,
+                anchor=anchor,
+                path=c.path,
+                sources=sorted(c.sources),
+            )
+            for score, c, anchor in ranked
+            if c.id in memories  # deleted meanwhile
+        ]
 
 
 @dataclass

@@ -29,6 +29,7 @@ EXACT_QUERY = {
     "Entity": "vector_exact_entity",
 }
 RRF_K = 60
+ZERO_TTL_S = 2.0
 
 
 @dataclass
@@ -44,8 +45,8 @@ class Counts:
     """Per-label node counts, globally and per namespace, cached.
 
     They only steer how widely the index is asked. This process's own writes adjust
-    them (``add``); other processes' writes show after ``ttl_s``. A cached zero is
-    never trusted: it is counted again.
+    them (``add``); other processes' writes show after ``ttl_s``, or ``ZERO_TTL_S`` for a
+    label the namespace had none of (a first write elsewhere shows quickly).
     """
 
     def __init__(self, ttl_s: float = 30.0) -> None:
@@ -70,7 +71,8 @@ class Counts:
         """(total nodes of ``label``, nodes of ``label`` in ``ns``)."""
         now = time.monotonic()
         cached = self._ns.get(ns)
-        if cached is None or now - cached[0] > self.ttl_s or not cached[1].get(label):
+        ttl = self.ttl_s if cached is not None and cached[1].get(label) else ZERO_TTL_S
+        if cached is None or now - cached[0] > ttl:
             rows = run("stats_nodes", ns=ns)
             cached = self._ns[ns] = (now, {r["label"]: int(r["count"]) for r in rows})
         if self._totals is None or now - self._totals[0] > self.ttl_s:
@@ -149,7 +151,7 @@ class Searcher:
     def fulltext(self, run: Run, ns: str, label: str, text: str, k: int) -> list[Found]:
         """Full-text hits of ``label`` in ``ns``; the query is reduced to plain words."""
         query = fulltext_query(text, self.settings.stem_language)
-        if not query or k <= 0:
+        if not query or k <= 0 or self.counts.get(run, ns, label)[1] == 0:
             return []
         rows = run(
             "fulltext_search",

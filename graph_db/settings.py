@@ -210,8 +210,8 @@ class GraphSettings(BaseSettings):
     grace_days: float = Field(
         default=90.0,
         ge=0,
-        description="A memory with no live edge, never recalled for this long, and of low "
-        "importance is forgotten (Game of Life rule: isolation -> weaken -> die).",
+        description="A peripheral, unimportant memory not accessed for this long is forgotten "
+        "(Game of Life rule: isolation -> weaken -> die).",
     )
     isolation_decay: float = Field(
         default=0.5,
@@ -228,8 +228,19 @@ class GraphSettings(BaseSettings):
     core_protect: int = Field(
         default=3,
         ge=1,
-        description="Memories in the k-core with k >= this are consolidated: importance up, "
-        "protected from forgetting while they stay there.",
+        description="Only a k-core with k >= this is ever consolidated (importance up, "
+        "protected from forgetting while the memory stays there).",
+    )
+    protect_share: float = Field(
+        default=0.1,
+        ge=0,
+        le=1,
+        description="The innermost cores consolidated hold at most this share of memories.",
+    )
+    forget_core: int = Field(
+        default=1,
+        ge=0,
+        description="Only memories on the periphery (core number <= this) may be forgotten.",
     )
     triadic_min_common: int = Field(
         default=2,

@@ -2,7 +2,9 @@
 
 mags demo                      ingest a small conversation, recall from it, show the graph
 mags ingest conversation.json  store a conversation (same format as the demo's)
-mags search USER "question"    what the memory recalls for a question
+mags recall USER "question"    what the memory recalls for a question (and why)
+mags search USER "question"    plain hybrid search (vector + full-text)
+mags maintain USER             decay, prune, consolidate, forget
 mags stats USER | namespaces | snapshot USER FILE | restore FILE | forget USER
 """
 
@@ -66,7 +68,11 @@ def _hits_table(title: str, hits) -> Table:
     for h in hits:
         who = h.memory.properties.get("speaker")
         text = f"{who}: {h.memory.text}" if who else h.memory.text
-        table.add_row(f"{h.score:.3f}", h.memory.block, text, "+".join(h.sources))
+        found = "+".join(s for s in h.sources if s != "walk")
+        path = getattr(h, "path", None)
+        if path:  # recalled by the walk: show the edges that led here
+            found = " > ".join(f"{s.edge}({s.weight:.2f})" for s in path)
+        table.add_row(f"{h.score:.3f}", h.memory.block, text, found)
     return table
 
 
@@ -93,10 +99,11 @@ def demo(home: HomeOpt = None, k: int = 4) -> None:
         episodes, facts = ingest_conversation(graph, DEMO_USER, path)
         console.print(f"Stored {episodes} turns and {facts} facts for user {DEMO_USER!r}.\n")
         for question in data["questions"]:
-            console.print(_hits_table(f"Q: {question}", graph.search(DEMO_USER, question, k=k)))
+            hits = graph.recall(DEMO_USER, question, k=k)
+            console.print(_hits_table(f"Q: {question}", hits))
         console.print(_stats_table(graph.stats(DEMO_USER)))
         console.print(
-            f"\nThe memory stays in {graph.settings.home}; try: mags search {DEMO_USER} "
+            f"\nThe memory stays in {graph.settings.home}; try: mags recall {DEMO_USER} "
             '"Where does Maya live?"'
         )
 
@@ -125,6 +132,36 @@ def search(
     """What the memory finds for QUERY in USER's namespace."""
     with _open(home) as graph:
         console.print(_hits_table(f"Q: {query}", graph.search(user, query, k, blocks, mode)))
+
+
+@app.command()
+def recall(
+    user: str,
+    query: str,
+    k: int = 5,
+    blocks: str = "both",
+    history: bool = typer.Option(False, help="Include superseded facts."),
+    home: HomeOpt = None,
+) -> None:
+    """What the memory recalls for QUERY (anchors + walk), and the path to each memory."""
+    with _open(home) as graph:
+        hits = graph.recall(user, query, k, blocks, history=history)  # type: ignore[arg-type]
+        console.print(_hits_table(f"Q: {query}", hits))
+
+
+@app.command()
+def maintain(user: str, home: HomeOpt = None) -> None:
+    """Decay, prune, consolidate and forget in USER's memory; prints what changed."""
+    with _open(home) as graph:
+        report = graph.maintain(user)
+    table = Table(title=f"maintenance of {user!r}", title_justify="left")
+    table.add_column("what")
+    table.add_column("value", justify="right")
+    for key, value in report.model_dump().items():
+        if key != "ns":
+            shown = f"{value:.2f}" if isinstance(value, float) else str(value)
+            table.add_row(key.replace("_", " "), shown)
+    console.print(table)
 
 
 @app.command()

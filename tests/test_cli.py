@@ -29,6 +29,10 @@ def test_demo_stores_recalls_and_persists_across_processes(tmp_path):
     assert "Maya is allergic to peanuts" in out
     again = _run(mags, "search", "maya", "peanut allergy", "--k", "2", home=tmp_path)
     assert "allergic to peanuts" in again
+    recalled = _run(mags, "recall", "maya", "What is Maya allergic to?", "--k", "3", home=tmp_path)
+    assert "allergic to peanuts" in recalled
+    report = _run(mags, "maintain", "maya", home=tmp_path)
+    assert "pruned edges" in report and "nodes after" in report
     assert "maya" in _run(mags, "namespaces", home=tmp_path)
 
 

@@ -144,7 +144,13 @@ def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, 
     a, b, c, d, e, f = ids
     k4 = [(a, b), (a, c), (a, d), (b, c), (b, d), (c, d)]
     _link(graph, ns, [(x, y, 0.9, True) for x, y in k4] + [(a, e, 0.5, False), (e, f, 0.01, False)])
-    report = graph.maintain(ns, now=1.0)
+    share = graph.settings.protect_share
+    graph.settings.protect_share = 0.7  # the K4 is 4 of 6 memories
+    try:
+        report = graph.maintain(ns, now=1.0)
+    finally:
+        graph.settings.protect_share = share
+    assert report.protect_core == 3
     assert report.pruned_edges == 1  # e-f under w_min; permanent K4 untouched
     assert report.cores == {3: 4, 1: 1, 0: 1}
     assert report.consolidated == 4
@@ -272,3 +278,32 @@ def test_custom_adjudicator_decides_and_teaches_cardinality(graph, ns):
         ns, [{"subject": "Cy", "predicate": "sits_at", "object": "D5", "valid_from": 10}]
     )
     assert w.supersedes == []
+
+
+def test_a_look_alike_new_value_is_a_change_not_a_duplicate(graph, ns):
+    (old,) = graph.add_facts(
+        ns,
+        [{"subject": "drake", "predicate": "lives_in", "object": "Rylal Arena", "valid_from": 1}],
+    )
+    (new,) = graph.add_facts(
+        ns,
+        [{"subject": "drake", "predicate": "lives_in", "object": "Rylil Arena", "valid_from": 2}],
+    )
+    assert new.action == "created" and new.supersedes == [old.id]
+    (again,) = graph.add_facts(
+        ns,
+        [{"subject": "Drake", "predicate": "lives in", "object": "rylil arena", "valid_from": 3}],
+    )
+    assert again.action == "merged" and again.id == new.id  # the same value, said again
+
+
+def test_capacity_drops_superseded_history_before_current_facts(graph, ns):
+    for i, city in enumerate(["Oslo", "Rome", "Lima"]):
+        graph.add_facts(
+            ns, [{"subject": "Ann", "predicate": "lives_in", "object": city, "valid_from": i}]
+        )
+    graph.add_facts(ns, [{"subject": "Ann", "predicate": "likes", "object": "tea"}])
+    report = graph.maintain(ns, capacity=2)
+    assert report.capacity_dropped == 2
+    left = {m.properties["object"] for m in graph.list(ns)}
+    assert left == {"Lima", "tea"}

@@ -104,22 +104,28 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     assert set(_weights(graph, ns)) == {frozenset((c, d))}
 
 
-def test_kcore_peeling_gives_the_exact_core_numbers(graph, ns):
+def test_kcore_of_the_stored_graph_gives_the_exact_core_numbers(graph, ns):
+    from graph_db.maintenance import Maintainer
+
     ids = _episodes(graph, ns, "abcdef")
     _clear_assoc(graph, ns)
     a, b, c, d, e, f = (ids[n] for n in "abcdef")
-    # a-b-c-d is a 4-clique minus nothing: K4 (core 3); e hangs on a (core 1); f is alone
+    # a-b-c-d is a 4-clique: K4 (core 3); e hangs on a (core 1); f is alone (core 0)
     k4 = [(a, b), (a, c), (a, d), (b, c), (b, d), (c, d)]
     _link(graph, ns, [(x, y, 0.5, False) for x, y in k4] + [(a, e, 0.5, False)])
-    graph.backend.write("kcore_init", ns=ns)
-    k = 1
-    while True:
-        peeled = graph.backend.write("kcore_peel", ns=ns, k=k)[0]["peeled"]
-        if peeled:
-            continue
-        left = [r for r in graph.backend.read("kcore_result", ns=ns) if r["core"] is None]
-        if not left:
-            break
-        k += 1
-    cores = {r["id"]: r["core"] for r in graph.backend.read("kcore_result", ns=ns)}
+    cores = Maintainer(graph.backend, graph.settings).kcore(ns)
     assert cores == {a: 3, b: 3, c: 3, d: 3, e: 1, f: 0}
+
+
+def test_core_numbers_of_a_chain_of_triangles_and_a_star():
+    from graph_db.maintenance import core_numbers
+
+    triangles = [("t1", "t2"), ("t2", "t3"), ("t3", "t1"), ("t3", "t4"), ("t4", "t5"), ("t5", "t3")]
+    star = [("hub", f"leaf{i}") for i in range(5)]
+    nodes = sorted({n for pair in triangles + star for n in pair} | {"alone"})
+    cores = core_numbers(nodes, triangles + star + [("t1", "t1"), ("ghost", "t1")])
+    assert {n: cores[n] for n in ("t1", "t2", "t3", "t4", "t5")} == dict.fromkeys(
+        ("t1", "t2", "t3", "t4", "t5"), 2
+    )
+    assert cores["hub"] == 1 and cores["leaf0"] == 1 and cores["alone"] == 0
+    assert "ghost" not in cores  # edges to unknown nodes are ignored

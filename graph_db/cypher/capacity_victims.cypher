@@ -1,5 +1,6 @@
 // The $excess memories of $ns to drop to respect its capacity: never permanent ones;
-// unprotected before core-protected, least important first, least recently used on ties.
+// superseded facts (history) first, then unprotected before core-protected, least important
+// first, least recently used on ties.
 CALL {
   MATCH (n:Episode {ns: $ns}) RETURN n
   UNION ALL
@@ -8,6 +9,7 @@ CALL {
 WITH n
 WHERE NOT coalesce(n.permanent, false)
 RETURN n.id AS id
-ORDER BY CASE WHEN coalesce(n.protected, false) THEN 1 ELSE 0 END, coalesce(n.importance, 0.5),
+ORDER BY CASE WHEN n.valid_to IS NULL THEN 1 ELSE 0 END,
+         CASE WHEN coalesce(n.protected, false) THEN 1 ELSE 0 END, coalesce(n.importance, 0.5),
          coalesce(n.last_access, n.created_at)
 LIMIT $excess

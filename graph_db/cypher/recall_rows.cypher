@@ -1,5 +1,6 @@
-// Recall candidates by id: their properties without vectors or full-text terms (vectors come
-// from the caller's cache or recall_vectors: shipping them is the slow part).
+// What recall needs to score and filter its candidates, by id: named properties only (a
+// map projection of every property would also read the vectors, the slow part). The few
+// memories returned are then fetched whole with memory_get.
 UNWIND $ids AS id
 OPTIONAL MATCH (e:Episode {id: id})
 WHERE e.ns = $ns
@@ -7,5 +8,6 @@ OPTIONAL MATCH (f:Fact {id: id})
 WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
-RETURN m {.*, embedding: null, views: null, ctx_embedding: null, terms: null} AS memory,
-       labels(m)[0] AS label
+RETURN m.id AS id, labels(m)[0] AS label, m.text AS text, m.session_id AS session_id,
+       m.ts AS ts, m.created_at AS created_at, m.valid_from AS valid_from,
+       m.valid_to AS valid_to, m.importance AS importance, m.last_access AS last_access

@@ -9,5 +9,5 @@ WITH id, coalesce(e, f) AS m
 WHERE m IS NOT NULL
 MATCH (m)-[r:ASSOC|NEXT|DERIVED_FROM]-(o)
 WHERE o.ns = $ns
-RETURN id AS source, o.id AS id, type(r) AS edge, r.w AS w, r.w_at AS w_at, r.fired_at AS fired_at,
-       coalesce(r.permanent, false) AS permanent
+RETURN id AS source, o.id AS id, type(r) AS edge, r.w AS w, r.w_at AS w_at,
+       r.fired_at AS fired_at, coalesce(r.permanent, false) AS permanent
