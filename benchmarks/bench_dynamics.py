@@ -1,0 +1,571 @@
+"""bench_dynamics: recall latency and maintenance time of the liquid graph at scale.
+
+    python benchmarks/bench_dynamics.py --sizes 10000 100000   # default; 1000000 takes hours
+    python benchmarks/bench_dynamics.py --sizes 2000           # smoke run (~2 min idle)
+
+For each size N a fresh store (temporary MAGS home) is filled through the write path with
+N memories: 80% episodes in sessions of 6-40 turns between the user and a partner, 20% facts
+derived from them. People and places are drawn with Zipf popularity, so a few entities are
+hubs and most are mentioned once or twice; NEXT, MENTIONS, ABOUT, DERIVED_FROM and the
+initial ASSOC edges all come from the write path itself. The fill uses a cheap deterministic
+embedder (a text is the weighted sum of its words' vectors: the real model's for the
+generator's vocabulary, hashed random ones for other words, plus a per-text jitter), so the
+store's own cost is what the fill measures (the write path runs at ~30-70 memories/s on
+2 cores: 100k memories fill in about an hour). Then, with the real default embedder:
+  - the query embedding alone (p50/p95), the floor of a recall;
+  - recall latency p50/p95 (ms, query embedding included) of ``recall(ns, q, k=10)`` in
+    mode "walk" and "vector" over distinct, uncached queries (fire=True, the default),
+    and the ASSOC edges those recalls created;
+  - ``maintain(ns)`` wall time and its report, right after the fill and once more with the
+    clock moved ``--age-days`` ahead (decay, pruning and forgetting have work to do), as
+    ASSOC edges per second and the time that rate gives for 1M edges.
+Each step also records the seconds spent per named Cypher query (where the time goes).
+Prints a table and writes JSON (with the machine) to benchmarks/results/bench_dynamics.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, machine, pct
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from graph_db import GraphSettings, LiquidGraph
+from graph_db.backends import Tx
+from graph_db.embeddings import Embedder, make_embedder
+
+ROOT = Path(__file__).resolve().parent
+NS = "bench"
+USER = "Sam"
+FACT_SHARE = 0.2
+WARMUP = 5
+ZIPF_S = 1.1
+GOALS = {
+    "recall_p95_ms": {100_000: 20.0, 1_000_000: 50.0},
+    "maintain_1m_edges_s": 3.0,
+}
+SYLLABLES = ["kor", "va", "ni", "mel", "dru", "sa", "ten", "lo", "bri", "ga", "zu", "re",
+             "tha", "mon", "el", "qui", "ras", "do", "vik", "an"]  # fmt: skip
+PLACE_KINDS = ["Port", "Lake", "Mount", "New", "Old", "Upper", "San", "Fort"]
+ANIMALS = ["beagle", "cat", "parrot", "hamster", "terrier", "rabbit"]
+PREDICATES = [  # (predicate, object kind, share)
+    ("likes", "topic", 0.25),
+    ("visited", "place", 0.2),
+    ("talked_about", "topic", 0.2),
+    ("works_with", "person", 0.15),
+    ("lives_in", "place", 0.12),
+    ("has_pet", "pet", 0.08),
+]
+QUERY_TEMPLATES = [
+    "What did {n} say about {t}?",
+    "When was I in {p} with {n}?",
+    "How did {t} go last time?",
+    "Who came along for {t} near {p}?",
+    "What do I know about {n}?",
+    "Where does {n} live now?",
+    "Did {n} ever try {t}?",
+    "What happened in {p}?",
+]
+_WORD = re.compile(r"[a-z0-9']+")
+STOP = frozenset(  # words that weigh less in the fill embedder
+    _WORD.findall(
+        "i the a it was with we in to of you is me my for they that has been did about when "
+        "what after all"
+    )
+)
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+class SynthEmbedder:
+    """Cheap deterministic fill embedder in the real model's space (see the module doc)."""
+
+    def __init__(
+        self,
+        real: Embedder,
+        vocab: Iterable[str],
+        rows: int = 8192,
+        jitter: float = 0.45,
+        centre: float = 0.8,
+    ) -> None:
+        """Defaults give text-text cosines close to MiniLM's on these texts (median ~0.25)."""
+        self.name, self.dim, self.jitter = real.name, real.dim, jitter
+        known = sorted({w for text in vocab for w in words(text)})
+        self.index = {w: i for i, w in enumerate(known)}
+        self.rows = rows
+        noise = np.random.default_rng(0).standard_normal((rows, self.dim)).astype(np.float32)
+        noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+        vocab_vecs = np.asarray(real.embed(known), dtype=np.float32)
+        vocab_vecs -= centre * vocab_vecs.mean(axis=0)  # word vectors share a direction
+        vocab_vecs /= np.linalg.norm(vocab_vecs, axis=1, keepdims=True)
+        self.table = np.vstack([vocab_vecs, noise])
+        self.weight = np.ones(len(self.table), dtype=np.float32)
+        for w, i in self.index.items():
+            if w in STOP:
+                self.weight[i] = 0.3
+
+    def _row(self, token: str) -> int:
+        i = self.index.get(token)
+        return i if i is not None else len(self.index) + zlib.crc32(token.encode()) % self.rows
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        base = len(self.index)
+        for i, text in enumerate(texts):
+            idx = [self._row(w) for w in words(text)] or [base]
+            v = self.weight[idx] @ self.table[idx]
+            v += (
+                self.jitter
+                * float(np.linalg.norm(v))
+                * self.table[base + zlib.crc32(text.encode()) % self.rows]
+            )
+            out[i] = v / np.linalg.norm(v)
+        return out
+
+
+class SynthMemory:
+    """Seeded generator of a chat history: sessions, Zipf-popular people and places, facts."""
+
+    def __init__(self, n: int, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.n_facts = round(n * FACT_SHARE)
+        self.n_episodes = n - self.n_facts
+        n_people = min(max(n // 25, 100), 40_000)
+        self.people = self._names(n_people, lambda: f"{self.rng.choice(NAMES)} {self._word()}")
+        n_places = min(max(n // 100, 30), 10_000)
+        self.places = PLACES + self._names(
+            n_places - len(PLACES), lambda: f"{self.rng.choice(PLACE_KINDS)} {self._word()}"
+        )
+        self.people = [p for p in self.people if p != USER]
+        self._p_people = self._zipf_cdf(len(self.people))
+        self._p_places = self._zipf_cdf(len(self.places))
+        self.pred_cdf = np.cumsum([p[2] for p in PREDICATES])
+
+    def _word(self) -> str:
+        return "".join(self.rng.choice(SYLLABLES) for _ in range(self.rng.randint(2, 3))).title()
+
+    def _names(self, count: int, make: Any) -> list[str]:
+        out: dict[str, None] = {}
+        while len(out) < count:
+            out[make()] = None
+        return list(out)
+
+    @staticmethod
+    def _zipf_cdf(count: int) -> np.ndarray:
+        w = 1.0 / np.arange(1, count + 1) ** ZIPF_S
+        return np.cumsum(w / w.sum())
+
+    def _pick(self, items: list[str], cdf: np.ndarray) -> str:
+        return items[min(int(np.searchsorted(cdf, self.rng.random())), len(items) - 1)]
+
+    def person(self) -> str:
+        return self._pick(self.people, self._p_people)
+
+    def place(self) -> str:
+        return self._pick(self.places, self._p_places)
+
+    def vocabulary(self) -> list[str]:
+        """Texts whose words get real model vectors in the fill embedder."""
+        preds = [p[0].replace("_", " ") for p in PREDICATES]
+        return [*TEMPLATES, *QUERY_TEMPLATES, *TOPICS, *ADJ, *PLACES, *NAMES, *ANIMALS, *preds,
+                *PLACE_KINDS, USER]  # fmt: skip
+
+    def episodes(self, batch: int) -> Iterator[list[dict[str, Any]]]:
+        """Turns in batches; sessions alternate the user and a (Zipf) partner, over a year."""
+        start = time.time() - 365 * 86400
+        n_sessions = max(1, self.n_episodes // 20)
+        gap = 365 * 86400 / n_sessions
+        out: list[dict[str, Any]] = []
+        i, session = 0, 0
+        while i < self.n_episodes:
+            partner, length = self.person(), self.rng.randint(6, 40)
+            t0 = start + session * gap
+            for turn in range(min(length, self.n_episodes - i)):
+                name, place = self.person(), self.place()
+                text = self.rng.choice(TEMPLATES).format(
+                    t=self.rng.choice(TOPICS), n=name, p=place, adj=self.rng.choice(ADJ)
+                )
+                out.append(
+                    {
+                        "text": text,
+                        "speaker": USER if turn % 2 == 0 else partner,
+                        "session_id": f"s{session}",
+                        "ts": t0 + 30.0 * turn,
+                        "entities": [name, place],
+                    }
+                )
+                i += 1
+                if len(out) == batch:
+                    yield out
+                    out = []
+            session += 1
+        if out:
+            yield out
+
+    def facts(self, count: int, sources: list[tuple[str, float]]) -> list[dict[str, Any]]:
+        """Facts derived from the given (episode id, ts) pairs."""
+        out = []
+        for _ in range(count):
+            pred, kind, _ = PREDICATES[int(np.searchsorted(self.pred_cdf, self.rng.random()))]
+            obj = {
+                "topic": lambda: self.rng.choice(TOPICS),
+                "place": self.place,
+                "person": self.person,
+                "pet": lambda: f"a {self.rng.choice(ANIMALS)} named {self.rng.choice(NAMES)}",
+            }[kind]()
+            src, ts = self.rng.choice(sources)
+            out.append(
+                {
+                    "subject": USER if self.rng.random() < 0.1 else self.person(),
+                    "predicate": pred,
+                    "object": obj,
+                    "confidence": round(self.rng.uniform(0.5, 1.0), 2),
+                    "source_episode_id": src,
+                    "valid_from": ts,
+                }
+            )
+        return out
+
+    def queries(self, count: int, taken: set[str]) -> list[str]:
+        """Distinct questions (none in ``taken``), so none is answered by the query cache."""
+        out: list[str] = []
+        while len(out) < count:
+            q = self.rng.choice(QUERY_TEMPLATES).format(
+                n=self.person(), p=self.place(), t=self.rng.choice(TOPICS)
+            )
+            if q not in taken:
+                taken.add(q)
+                out.append(q)
+        return out
+
+
+def fill(g: LiquidGraph, gen: SynthMemory, batch: int, n: int) -> dict[str, Any]:
+    """Write the synthetic history through the write path; facts follow their episodes."""
+    t0 = time.perf_counter()
+    eps = facts = merged = 0
+    with tqdm(total=n, desc=f"fill ({n:,})", unit="mem", leave=False) as bar:
+        for chunk in gen.episodes(batch):
+            ids = g.add_episodes(NS, chunk)
+            eps += len(ids)
+            due = round(gen.n_facts * eps / gen.n_episodes) - facts
+            sources = [(i, e["ts"]) for i, e in zip(ids, chunk, strict=True)]
+            written = g.add_facts(NS, gen.facts(due, sources)) if due > 0 else []
+            facts += len(written)
+            merged += sum(w.action != "created" for w in written)
+            bar.update(len(ids) + len(written))
+    seconds = time.perf_counter() - t0
+    return {
+        "fill_seconds": seconds,
+        "fill_memories_per_s": (eps + facts) / seconds,
+        "episodes_written": eps,
+        "facts_written": facts,
+        "facts_not_created": merged,
+    }
+
+
+class QueryTimer:
+    """Time spent per named Cypher query (all threads) while active: where a step's time goes."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> QueryTimer:
+        self._orig = orig = Tx.run
+        timer = self
+
+        def run(tx: Tx, name: str, **params: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return orig(tx, name, **params)
+            finally:
+                with timer._lock:
+                    entry = timer.spent.setdefault(name, [0, 0.0])
+                    entry[0] += 1
+                    entry[1] += time.perf_counter() - t0
+
+        Tx.run = run  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Tx.run = self._orig  # type: ignore[method-assign]
+
+    def top(self, n: int = 8) -> dict[str, dict[str, float]]:
+        """The ``n`` queries that took longest: calls and seconds."""
+        ranked = sorted(self.spent.items(), key=lambda kv: -kv[1][1])[:n]
+        return {k: {"calls": int(c), "s": round(t, 4)} for k, (c, t) in ranked}
+
+
+def graph_counts(g: LiquidGraph) -> dict[str, Any]:
+    stats = g.stats(NS)
+    edges = {t: e["count"] for t, e in stats["edges"].items()}
+    return {"nodes": stats["nodes"], "edges": edges, "edges_total": sum(edges.values())}
+
+
+def degree_profile(g: LiquidGraph) -> dict[str, Any]:
+    """Entity degrees (memories linked): how heavy the tail is."""
+    with g.backend.driver.session(database=g.backend.database) as s:
+        rows = s.run("MATCH (e:Entity) WHERE e.ns = $ns RETURN e.degree AS d", ns=NS).data()
+    deg = sorted((r["d"] or 0 for r in rows), reverse=True)
+    if not deg:
+        return {}
+    return {
+        "entities": len(deg),
+        "max": deg[0],
+        "top10": deg[:10],
+        "median": float(np.median(deg)),
+        "share_of_links_top1pct": sum(deg[: max(1, len(deg) // 100)]) / sum(deg),
+    }
+
+
+def time_embedding(real: Embedder, queries: list[str]) -> dict[str, Any]:
+    """The query embedding alone (uncached), the floor of any recall's latency."""
+    inner = getattr(real, "inner", real)
+    inner.embed(queries[:WARMUP])
+    lat = []
+    for q in queries[WARMUP:]:
+        t0 = time.perf_counter()
+        inner.embed([q])
+        lat.append((time.perf_counter() - t0) * 1000)
+    return {"p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95)}
+
+
+def time_recall(g: LiquidGraph, queries: list[str], mode: str) -> dict[str, Any]:
+    """Recall latency (query embedding included) and the ASSOC edges recall created."""
+    for q in queries[:WARMUP]:
+        g.recall(NS, q, k=10, mode=mode)
+    g.flush()
+    timed = queries[WARMUP:]
+    before = graph_counts(g)["edges"].get("ASSOC", 0)
+    lat, hits = [], []
+    with QueryTimer() as timer:
+        for q in tqdm(timed, desc=f"recall {mode}", leave=False):
+            t0 = time.perf_counter()
+            got = g.recall(NS, q, k=10, mode=mode)
+            lat.append((time.perf_counter() - t0) * 1000)
+            hits.append(len(got))
+        t0 = time.perf_counter()
+        g.flush()  # fire=True writes its trace in the background: wait for it before counting
+        flush_s = time.perf_counter() - t0
+    after = graph_counts(g)["edges"].get("ASSOC", 0)
+    return {
+        "queries": len(timed),
+        "p50_ms": pct(lat, 50),
+        "p95_ms": pct(lat, 95),
+        "mean_ms": float(np.mean(lat)),
+        "max_ms": float(np.max(lat)),
+        "mean_hits": float(np.mean(hits)),
+        "assoc_created": after - before,
+        "flush_after_loop_s": flush_s,
+        "query_seconds": timer.top(),  # incl. the background writes of fire=True
+    }
+
+
+def time_maintain(g: LiquidGraph, now: float | None) -> dict[str, Any]:
+    with QueryTimer() as timer:
+        t0 = time.perf_counter()
+        report = g.maintain(NS, now=now)
+        wall = time.perf_counter() - t0
+    rep = report.model_dump()
+    edges = rep.get("edges_before") or 0
+    rate = edges / wall if wall > 0 else float("nan")
+    return {
+        "wall_s": wall,
+        "assoc_edges": edges,
+        "edges_per_s": rate,
+        "projected_1m_edges_s": 1e6 / rate if edges else float("nan"),
+        "report": rep,
+        "query_seconds": timer.top(),
+    }
+
+
+def run_size(n: int, args: argparse.Namespace, real: Embedder, log: Any) -> dict[str, Any]:
+    """Fill a fresh store with ``n`` memories, then time recall and maintenance."""
+    home = Path(tempfile.mkdtemp(prefix=f"mags-dyn-{n}-"))
+    res: dict[str, Any] = {"memories": n}
+    try:
+        settings = GraphSettings(home=home, neo4j_uri=None, arcadedb_heap=args.heap)
+        gen = SynthMemory(n, args.seed)
+        fake = SynthEmbedder(real, gen.vocabulary())
+        with LiquidGraph(settings, embedder=fake) as g:
+            res.update(fill(g, gen, args.batch, n))
+            rate = res["fill_memories_per_s"]
+            log(f"[{n:,}] filled in {res['fill_seconds']:.0f} s ({rate:.0f} memories/s)")
+            res["graph"] = graph_counts(g)
+            res["entity_degrees"] = degree_profile(g)
+            if args.fill_only:
+                return res
+            g.embedder = real  # queries are embedded by the real default embedder
+            taken: set[str] = set()
+            per_mode = (args.queries or (200 if n >= 10_000 else 50)) + WARMUP
+            aged = time.time() + args.age_days * 86400
+            steps: list[tuple[str, Any]] = [
+                ("query_embedding", lambda: time_embedding(real, gen.queries(per_mode, taken))),
+                *[
+                    (f"recall_{m}", lambda m=m: time_recall(g, gen.queries(per_mode, taken), m))
+                    for m in ("walk", "vector")
+                ],
+                ("maintain", lambda: time_maintain(g, None)),
+                ("maintain_aged", lambda: time_maintain(g, aged)),
+                ("graph_after", lambda: graph_counts(g)),
+            ]
+            for key, step in steps:  # a failing step is recorded; the others still run
+                try:
+                    res[key] = step()
+                except Exception as e:
+                    log(f"[{n:,}] {key} failed: {e!r}")
+                    res.setdefault("errors", {})[key] = repr(e)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return res
+
+
+def recall_goal(n: int) -> tuple[int, float | None]:
+    """The p95 goal that applies at this size: that of the next goal size up."""
+    for size, goal in sorted(GOALS["recall_p95_ms"].items()):
+        if n <= size:
+            return size, goal
+    return n, None
+
+
+def display(r: dict[str, Any]) -> dict[str, str]:
+    """The table's cells for one size (a step that did not run has no cell)."""
+    out: dict[str, str] = {}
+    g, deg = r.get("graph", {}), r.get("entity_degrees", {})
+    out["fill memories/s"] = f"{r['fill_memories_per_s']:,.0f}"
+    out["nodes"] = f"{sum(g.get('nodes', {}).values()):,}"
+    out["edges (all types)"] = f"{g.get('edges_total', 0):,}"
+    out["  of which ASSOC"] = f"{g.get('edges', {}).get('ASSOC', 0):,}"
+    if deg:
+        out["entity degree max / median"] = f"{deg['max']:,} / {deg['median']:.0f}"
+    if emb := r.get("query_embedding"):
+        out["query embedding alone p50 / p95 (ms)"] = f"{emb['p50_ms']:.1f} / {emb['p95_ms']:.1f}"
+    for mode in ("walk", "vector"):
+        if rec := r.get(f"recall_{mode}"):
+            out[f"recall {mode} p50 / p95 (ms)"] = f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"
+            out[f"  ASSOC created by {mode} recalls"] = f"{rec['assoc_created']:,}"
+            out[f"  {mode}: slowest queries (s)"] = _slowest(rec)
+    size, goal = recall_goal(r["memories"])
+    if goal is not None and "recall_walk" in r:
+        met = "met" if r["recall_walk"]["p95_ms"] <= goal else "NOT met"
+        out["recall walk p95 goal (ms)"] = f"<= {goal:.0f} at {size:,}: {met}"
+    for key, label in (("maintain", "maintain"), ("maintain_aged", "maintain (clock + age)")):
+        if not (m := r.get(key)):
+            continue
+        rep = m["report"]
+        out[f"{label} wall s"] = f"{m['wall_s']:,.2f}"
+        out[f"  {label}: ASSOC before -> after"] = (
+            f"{rep.get('edges_before', 0):,} -> {rep.get('edges_after', 0):,}"
+        )
+        out[f"  {label}: pruned / forgotten"] = (
+            f"{rep.get('pruned_edges', 0):,} / {rep.get('forgotten', 0):,}"
+        )
+        out[f"  {label}: slowest queries (s)"] = _slowest(m)
+        out[f"  {label}: ASSOC edges/s"] = f"{m['edges_per_s']:,.0f}"
+        proj = m["projected_1m_edges_s"]
+        met = "met" if proj <= GOALS["maintain_1m_edges_s"] else "NOT met"
+        out[f"  {label}: s per 1M edges (goal <= 3)"] = f"{proj:,.2f} ({met})"
+    return out
+
+
+def _slowest(step: dict[str, Any], n: int = 2) -> str:
+    spent = list(step.get("query_seconds", {}).items())[:n]
+    return ", ".join(f"{k} {v['s']:.1f}" for k, v in spent) or "-"
+
+
+def table(results: list[dict[str, Any]]) -> Table:
+    t = Table(title="bench_dynamics (embedded ArcadeDB, default embedder for queries)")
+    t.add_column("metric")
+    for r in results:
+        t.add_column(f"{r['memories']:,} memories", justify="right")
+    cells = [display(r) for r in results]
+    for k in dict.fromkeys(k for c in cells for k in c):
+        t.add_row(k, *[c.get(k, "-") for c in cells])
+    return t
+
+
+def git_commit() -> str:
+    def git(*cmd: str) -> str:
+        return subprocess.run(["git", *cmd], capture_output=True, text=True, cwd=ROOT).stdout
+
+    dirty = "+dirty" if git("status", "--porcelain", "--untracked-files=no").strip() else ""
+    return git("rev-parse", "--short", "HEAD").strip() + dirty
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument(
+        "--queries", type=int, help="timed recalls per mode (default 200; 50 under 10k memories)"
+    )
+    ap.add_argument("--batch", type=int, default=200, help="episodes per write transaction")
+    ap.add_argument("--age-days", type=float, default=30.0, help="clock advance, 2nd maintain")
+    ap.add_argument("--heap", default="4g", help="JVM heap of the embedded engine")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--fill-only", action="store_true", help="only fill and count the graph")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_dynamics.json")
+    args = ap.parse_args()
+    console = Console()
+    if not console.is_terminal:  # a log file: keep the table's rows on one line
+        console = Console(width=130)
+    real = make_embedder(GraphSettings())
+    results: list[dict[str, Any]] = []
+    for n in args.sizes:
+        results.append(run_size(n, args, real, console.log))
+        console.log({k: v for k, v in results[-1].items() if k != "entity_degrees"})
+        write_json(args, real.name, results)  # after each size: a long run keeps what it has
+    console.print(table(results))
+    console.print(f"wrote {args.out}")
+
+
+def write_json(args: argparse.Namespace, embedder: str, results: list[dict[str, Any]]) -> None:
+    out = {
+        "benchmark": "bench_dynamics",
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "commit": git_commit(),
+        "machine": machine(),
+        "embedder": embedder,
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "goals": {
+            "recall_walk_p95_ms": {str(k): v for k, v in GOALS["recall_p95_ms"].items()},
+            "maintain_1m_assoc_edges_s": GOALS["maintain_1m_edges_s"],
+        },
+        "results": results,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(_plain(out), indent=2))
+
+
+def _plain(o: Any) -> Any:
+    """JSON-safe copy: numpy scalars to Python, NaN to null, dict keys to str."""
+    if isinstance(o, dict):
+        return {str(k): _plain(v) for k, v in o.items()}
+    if isinstance(o, list | tuple):
+        return [_plain(v) for v in o]
+    if isinstance(o, np.generic):
+        o = o.item()
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    return o if isinstance(o, str | int | float | bool | type(None)) else str(o)
+
+
+if __name__ == "__main__":
+    main()

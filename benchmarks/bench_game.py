@@ -1,0 +1,791 @@
+"""bench_game: the evolving-rules game (Paradox Dice Arena), a world whose rules change.
+
+    python benchmarks/bench_game.py [--turns 2000] [--seed 7] [--maintain-every 50]
+                                    [--capacity N] [--k 5]
+
+A seeded generator builds a world of dice, creatures, arenas and players (made-up names,
+some of them near-twins: "Vexil die" / "Vexel die") with functional attributes (has_sides,
+lives_in, has_color, costs, has_rule ...). Over the turns it announces values, changes them
+("Rule change! From now on, the Vexil die has 8 sides"), changes them back (A -> B -> A),
+restates them, and mixes in distractors: non-functional facts ("Zorax cheered for ..."),
+chit-chat with colours and numbers, similar attributes (has_power / has_score, costs on dice
+and on arenas). Each statement is an episode (the announcement) and a fact (subject,
+predicate, object, valid_from = turn time, source = the episode). Probes with ground truth
+are interleaved, and every key is probed once more at the end.
+
+Per probe, ``LiquidGraph.recall(ns, question, k)`` with blocks="semantic" and blocks="both":
+  - recall accuracy: the current fact (subject, predicate, current value, not superseded)
+    is the top hit (acc@1) / in the top k (acc@k);
+  - update fidelity: no returned fact is superseded (valid_to set, history=False), and no
+    superseded value of the key is ranked above (or returned without) the current one.
+At the end: ``history(ns, subject, predicate)`` gives the values in the order they were
+set (history accuracy), and ``recall(..., as_of=t)`` finds the value valid at t.
+
+The same stream runs twice in two namespaces, without maintenance and with
+``maintain(ns, capacity=...)`` every M turns (capacity counts memories: episodes and
+facts); node and edge counts are recorded at checkpoints. The second stream writes the same
+texts, so it is faster where the embedder's cache answers: compare sizes, not seconds.
+Prints a table and writes JSON (machine, commit, arguments, metrics, size series) to
+benchmarks/results/bench_game.json. Goals: update fidelity 100%, acc@k >= 95%,
+graph size bounded with maintenance. The exit code is 0 when goals are missed (they are
+reported), nonzero on a crash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from graph_db import GraphSettings, LiquidGraph
+from graph_db.text import entity_key, predicate_key
+
+ROOT = Path(__file__).resolve().parent
+T0 = 1_700_000_000.0  # event time of turn 0 (in the past: nothing is "not yet valid")
+DT = 60.0  # seconds of event time per turn
+GOAL_FIDELITY = 1.0
+GOAL_ACC = 0.95
+GOAL_GROWTH = 0.10  # "bounded": nodes grow by at most 10% over the second half
+
+# --- the world -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Attr:
+    """A functional attribute: its predicate, value pool, how it is said and asked."""
+
+    predicate: str
+    values: tuple[str, ...]  # ("@arena",): the world's arenas
+    says: str  # "the {s} has {v} sides"
+    asks: str  # "How many sides does the {s} have?"
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    subject: str  # "{n} die"
+    attrs: tuple[Attr, ...]
+
+
+TOWNS = ("Orbath", "Quillmere", "Dunhollow", "Saltmarch", "Emberfall", "Lowbridge", "Thornwick")
+COLORS = ("crimson", "azure", "ivory", "jade", "amber", "violet", "obsidian")
+KINDS = (
+    Kind(
+        "die",
+        "{n} die",
+        (
+            Attr(
+                "has_sides",
+                ("4", "6", "8", "10", "12", "20"),
+                "the {s} has {v} sides",
+                "How many sides does the {s} have?",
+            ),
+            Attr("has_color", COLORS, "the {s} has the color {v}", "What color is the {s}?"),
+            Attr(
+                "costs",
+                ("3 gold", "5 gold", "8 gold", "12 gold", "20 gold"),
+                "the {s} costs {v}",
+                "How much does the {s} cost?",
+            ),
+        ),
+    ),
+    Kind(
+        "creature",
+        "{n} drake",
+        (
+            Attr("lives_in", ("@arena",), "the {s} lives in {v}", "Where does the {s} live?"),
+            Attr(
+                "has_power",
+                ("30", "45", "60", "75", "90"),
+                "the {s} has a power of {v}",
+                "What is the power of the {s}?",
+            ),
+            Attr(
+                "has_element",
+                ("fire", "frost", "storm", "shadow", "moss", "glass"),
+                "the {s} has the element {v}",
+                "Which element does the {s} have?",
+            ),
+        ),
+    ),
+    Kind(
+        "arena",
+        "{n} Arena",
+        (
+            Attr(
+                "has_gravity",
+                ("low", "normal", "high", "zero", "reversed"),
+                "the {s} has {v} gravity",
+                "What is the gravity in the {s}?",
+            ),
+            Attr(
+                "has_rule",
+                (
+                    "doubles are rolled again",
+                    "odd rolls score nothing",
+                    "sixes explode",
+                    "the lowest roll wins",
+                    "every roll is mirrored",
+                    "ties go to the defender",
+                ),
+                "the rule in the {s} is: {v}",
+                "What is the rule in the {s}?",
+            ),
+            Attr(
+                "costs",
+                ("2 gold", "4 gold", "7 gold", "10 gold", "15 gold"),
+                "entry to the {s} costs {v}",
+                "How much does entry to the {s} cost?",
+            ),
+        ),
+    ),
+    Kind(
+        "player",
+        "{n}",
+        (
+            Attr("lives_in", TOWNS, "{s} lives in {v}", "Where does {s} live?"),
+            Attr(
+                "has_rank",
+                ("bronze", "silver", "gold", "platinum", "diamond"),
+                "{s} has the rank {v}",
+                "What rank does {s} have?",
+            ),
+            Attr(
+                "has_score",
+                ("120 points", "250 points", "400 points", "640 points", "900 points"),
+                "{s} has a score of {v}",
+                "What is the score of {s}?",
+            ),
+        ),
+    ),
+)
+HEAD = ("Vex", "Zor", "Qua", "Bri", "Mor", "Tal", "Fen", "Gul", "Xan", "Ryl", "Sko", "Pim", "Dra")
+TAIL = ("il", "ax", "orra", "ek", "umb", "ith", "ondo", "ari", "usk", "elle", "opa", "yn", "ust")
+VOWELS = "aeiou"
+CHATTER = (
+    "{p}: that last roll in the {a} was wild!",
+    "{p}: anyone up for a rematch tomorrow?",
+    "{p}: honestly I think the {c} is overrated.",
+    "The crowd roars as the lights of the {a} come on.",
+    "{p}: my lucky socks are {color} today.",
+    "{p}: I rolled a {num} three times in a row, unbelievable.",
+    "{p}: the snacks at the {a} cost way too much.",
+    "{p}: does anyone remember who won last season?",
+)
+MENTIONS = (  # non-functional predicates: values accumulate, never supersede
+    ("cheered_for", "player", "creature", "{s} cheered for the {o}"),
+    ("rolled", "player", "die", "{s} rolled the {o}"),
+    ("challenged", "player", "player", "{s} challenged {o} to a duel"),
+    ("visited", "player", "arena", "{s} visited the {o}"),
+)
+
+
+@dataclass
+class Probe:
+    """A question with its ground truth at the time it is asked."""
+
+    subject: str
+    predicate: str
+    question: str
+    truth: str
+    superseded: tuple[str, ...]  # values the key had before, other than the current one
+    changed: bool  # the key has changed at least once
+    final: bool = False  # part of the final sweep
+
+
+@dataclass
+class Turn:
+    t: int
+    ts: float
+    action: str  # set, change, revert, restate, mention, chatter, probe
+    episode: dict[str, Any] | None = None
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    probe: Probe | None = None
+
+
+@dataclass
+class World:
+    """The generated stream and the ground truth it implies."""
+
+    seed: int
+    entities: dict[str, str]  # subject -> kind
+    asks: dict[tuple[str, str], str]  # key -> question
+    turns: list[Turn]
+    timeline: dict[tuple[str, str], list[tuple[int, str]]]  # key -> [(turn, value)] as set
+
+    def expected_history(self, key: tuple[str, str]) -> list[str]:
+        return [v for _, v in self.timeline[key]]
+
+
+def _names(rng: random.Random, n: int, used: set[str]) -> list[str]:
+    """``n`` made-up names, every second one a near-twin of the one before (one vowel)."""
+    out: list[str] = []
+    while len(out) < n:
+        if len(out) % 2 == 1:
+            base = out[-1]
+            spots = [i for i, c in enumerate(base) if c in VOWELS]
+            i = rng.choice(spots)
+            name = base[:i] + rng.choice([v for v in VOWELS if v != base[i]]) + base[i + 1 :]
+        else:
+            name = rng.choice(HEAD) + rng.choice(TAIL)
+        if name not in used:
+            used.add(name)
+            out.append(name)
+    return out
+
+
+def generate_world(turns: int, seed: int) -> World:
+    """The seeded stream of ``turns`` turns plus a final probe of every key that was set."""
+    rng = random.Random(seed)
+    per_kind = max(2, min(8, turns // 60))
+    used: set[str] = set()
+    by_kind: dict[str, list[str]] = {}
+    entities: dict[str, str] = {}
+    attrs: dict[tuple[str, str], Attr] = {}
+    for kind in KINDS:
+        by_kind[kind.name] = [kind.subject.format(n=n) for n in _names(rng, per_kind, used)]
+        for s in by_kind[kind.name]:
+            entities[s] = kind.name
+            for a in kind.attrs:
+                attrs[(s, a.predicate)] = a
+    arenas = tuple(by_kind["arena"])
+
+    def pool(a: Attr) -> tuple[str, ...]:
+        return arenas if a.values == ("@arena",) else a.values
+
+    keys = list(attrs)
+    asks = {k: attrs[k].asks.format(s=k[0]) for k in keys}
+    timeline: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    out: list[Turn] = []
+
+    def current(k: tuple[str, str]) -> str:
+        return timeline[k][-1][1]
+
+    def probe(k: tuple[str, str], final: bool = False) -> Probe:
+        past = {v for _, v in timeline[k]}
+        return Probe(
+            subject=k[0],
+            predicate=k[1],
+            question=asks[k],
+            truth=current(k),
+            superseded=tuple(sorted(past - {current(k)})),
+            changed=len(timeline[k]) > 1,
+            final=final,
+        )
+
+    def statement(t: int, ts: float, action: str, k: tuple[str, str], v: str) -> Turn:
+        said = attrs[k].says.format(s=k[0], v=v)
+        text = {
+            "set": f"Arena notice: {said}.",
+            "change": f"Rule change! From now on, {said}.",
+            "revert": f"Rule change reverted: {said} again.",
+            "restate": f"Reminder: {said}.",
+        }[action]
+        text = text[0].upper() + text[1:]
+        names = [k[0]] + ([v] if v in entities else [])
+        ep = {"text": text, "speaker": "Announcer", "ts": ts, "entities": names}
+        fact = {"subject": k[0], "predicate": k[1], "object": v, "confidence": 0.9}
+        return Turn(t, ts, action, ep, [{**fact, "valid_from": ts}])
+
+    for t in range(turns):
+        ts = T0 + t * DT
+        unset = [k for k in keys if k not in timeline]
+        setk = [k for k in keys if k in timeline]
+        flipped = [k for k in setk if len(timeline[k]) > 1]
+        weights = {
+            "set": (4.0 if t < turns // 2 else 1.0) if unset else 0.0,
+            "change": 2.5 if setk else 0.0,
+            "revert": 0.7 if flipped else 0.0,
+            "restate": 0.6 if setk else 0.0,
+            "mention": 1.0,
+            "chatter": 1.5,
+            "probe": 1.0 if setk else 0.0,
+        }
+        action = rng.choices(list(weights), weights=list(weights.values()))[0]
+        if action == "set":
+            k = rng.choice(unset)
+            v = rng.choice(pool(attrs[k]))
+            timeline[k] = [(t, v)]
+            out.append(statement(t, ts, action, k, v))
+        elif action == "change":
+            k = rng.choice(setk)
+            v = rng.choice([x for x in pool(attrs[k]) if x != current(k)])
+            timeline[k].append((t, v))
+            out.append(statement(t, ts, action, k, v))
+        elif action == "revert":
+            k = rng.choice(flipped)
+            v = timeline[k][-2][1]  # A -> B -> A
+            timeline[k].append((t, v))
+            out.append(statement(t, ts, action, k, v))
+        elif action == "restate":
+            k = rng.choice(setk)
+            out.append(statement(t, ts, action, k, current(k)))
+        elif action == "mention":
+            pred, sk, ok, says = rng.choice(MENTIONS)
+            s = rng.choice(by_kind[sk])
+            o = rng.choice([x for x in by_kind[ok] if x != s])
+            text = says.format(s=s, o=o) + "."
+            ep = {"text": text, "speaker": s, "ts": ts, "entities": [s, o]}
+            fact = {"subject": s, "predicate": pred, "object": o, "confidence": 0.7}
+            out.append(Turn(t, ts, action, ep, [{**fact, "valid_from": ts}]))
+        elif action == "chatter":
+            p = rng.choice(by_kind["player"])
+            text = rng.choice(CHATTER).format(
+                p=p,
+                a=rng.choice(arenas),
+                c=rng.choice(by_kind["creature"]),
+                color=rng.choice(COLORS),
+                num=rng.choice(("4", "6", "8", "12", "20")),
+            )
+            out.append(Turn(t, ts, action, {"text": text, "speaker": p, "ts": ts}))
+        else:  # probe: two in three on a key that has changed
+            k = rng.choice(flipped if flipped and rng.random() < 2 / 3 else setk)
+            out.append(Turn(t, ts, action, probe=probe(k)))
+    for i, k in enumerate(sorted(timeline)):
+        t = turns + i
+        out.append(Turn(t, T0 + t * DT, "probe", probe=probe(k, final=True)))
+    for ep in (turn.episode for turn in out if turn.episode):
+        ep["session_id"] = f"arena-{int((ep['ts'] - T0) // DT) // 50}"
+    return World(seed, entities, asks, out, timeline)
+
+
+# --- judging ---------------------------------------------------------------------------
+
+
+def _same_key(props: dict[str, Any], subject: str, predicate: str) -> bool:
+    return (
+        entity_key(str(props.get("subject", ""))) == entity_key(subject)
+        and predicate_key(str(props.get("predicate", ""))) == predicate
+    )
+
+
+def judge(hits: list[Any], probe: Probe, k: int) -> dict[str, Any]:
+    """Accuracy and update fidelity of one ranked recall (``Recalled`` or ``Hit`` list)."""
+    hits = hits[:k]
+    truth, stale = entity_key(probe.truth), {entity_key(v) for v in probe.superseded}
+    current_at, stale_at, shown = None, [], []
+    for rank, h in enumerate(hits):
+        m = h.memory
+        if m.block != "semantic":
+            continue
+        props = m.properties
+        superseded = props.get("valid_to") is not None
+        if superseded:
+            shown.append(m.text)
+        if not _same_key(props, probe.subject, probe.predicate):
+            continue
+        obj = entity_key(str(props.get("object", "")))
+        if obj == truth and not superseded and current_at is None:
+            current_at = rank
+        elif obj in stale:
+            stale_at.append(rank)
+    if current_at is None:
+        fidelity = not shown and not stale_at
+    else:
+        fidelity = not shown and all(r > current_at for r in stale_at)
+    return {
+        "hit1": current_at == 0,
+        "hitk": current_at is not None,
+        "rank": current_at,
+        "fidelity": fidelity,
+        "stale_returned": bool(stale_at),
+        "superseded_shown": bool(shown),
+    }
+
+
+def _pct(xs: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(xs), q)) if xs else float("nan")
+
+
+def _rate(xs: list[bool]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def _size(g: LiquidGraph, ns: str, turn: int) -> dict[str, int]:
+    g.flush()  # recall's plasticity writes run in the background
+    st = g.stats(ns)
+    nodes = dict(st["nodes"])
+    edges = sum(e["count"] for e in st["edges"].values())
+    memories = nodes.get("Episode", 0) + nodes.get("Fact", 0)  # what capacity counts
+    return {
+        "turn": turn,
+        "nodes": sum(nodes.values()),
+        "memories": memories,
+        "edges": edges,
+        **nodes,
+    }
+
+
+# --- the game ---------------------------------------------------------------------------
+
+
+def run_game(
+    g: LiquidGraph,
+    ns: str,
+    turns: int,
+    seed: int,
+    maintain_every: int,
+    *,
+    capacity: int | None = None,
+    k: int = 5,
+    checkpoint_every: int | None = None,
+    as_of_probes: int = 20,
+    declare: bool = True,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Play a seeded world of ``turns`` turns into ``ns`` and measure recall, update
+    fidelity, history and graph size; ``maintain_every`` = 0 runs no maintenance.
+
+    With ``declare``, the game's attributes are declared single-valued first
+    (``set_cardinality``), as the game's designer would; without it the store's built-in
+    predicate lists decide (has_power, has_rank ... are then multi-valued).
+    """
+    world = generate_world(turns, seed)
+    if declare:
+        for pred in sorted({a.predicate for kind in KINDS for a in kind.attrs}):
+            g.set_cardinality(ns, pred, True)
+    every = checkpoint_every or max(10, turns // 20)
+    modes = ("semantic", "both")
+    judged: dict[str, list[tuple[Probe, dict[str, Any]]]] = {m: [] for m in modes}
+    latency: list[float] = []
+    write_s = 0.0
+    actions: Counter[str] = Counter()
+    series: list[dict[str, int]] = []
+    maint: list[dict[str, Any]] = []
+    failures: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for turn in tqdm(world.turns, desc=ns, unit="turn", disable=not progress, leave=False):
+        t0 = time.perf_counter()
+        ep_id = g.add_episodes(ns, [turn.episode])[0] if turn.episode else None
+        if turn.facts:
+            facts = [{**f, "source_episode_id": ep_id} for f in turn.facts]
+            for w in g.add_facts(ns, facts):
+                what = "created+supersedes" if getattr(w, "supersedes", None) else w.action
+                actions[f"{turn.action}->{what}"] += 1
+        write_s += time.perf_counter() - t0
+        if turn.probe:
+            p = turn.probe
+            for mode in modes:
+                t0 = time.perf_counter()
+                hits = g.recall(ns, p.question, k=k, blocks=mode, fire=mode == "semantic")
+                latency.append((time.perf_counter() - t0) * 1000)
+                verdict = judge(hits, p, k)
+                judged[mode].append((p, verdict))
+                if not (verdict["hitk"] and verdict["fidelity"]) and len(failures) < 12:
+                    failures.append(
+                        {
+                            "turn": turn.t,
+                            "blocks": mode,
+                            "question": p.question,
+                            "truth": p.truth,
+                            "superseded": list(p.superseded),
+                            "got": [
+                                {
+                                    "text": h.memory.text,
+                                    "valid_to": h.memory.properties.get("valid_to"),
+                                    "score": round(h.score, 4),
+                                }
+                                for h in hits[:k]
+                            ],
+                        }
+                    )
+        if turn.t < turns and maintain_every and (turn.t + 1) % maintain_every == 0:
+            rep = g.maintain(ns, capacity=capacity).model_dump()
+            maint.append({"turn": turn.t, **rep})
+        if turn.t < turns and ((turn.t + 1) % every == 0 or turn.t + 1 == turns):
+            series.append(_size(g, ns, turn.t + 1))
+
+    # history: the values of every key in the order they were set
+    hist_ok, hist_fail = [], []
+    for key in sorted(world.timeline):
+        expected = world.expected_history(key)
+        got = g.history(ns, *key)
+        objs = [str(m.properties.get("object", "")) for m in got]
+        closed = [m.properties.get("valid_to") is not None for m in got]
+        in_order = [entity_key(o) for o in objs] == [entity_key(v) for v in expected]
+        ok = in_order and closed == [True] * (len(got) - 1) + [False]  # only the last is open
+        hist_ok.append(ok)
+        if not ok and len(hist_fail) < 8:
+            hist_fail.append({"key": list(key), "expected": expected, "got": objs})
+
+    # time travel: the value valid at a past moment of a key that changed since
+    rng = random.Random(seed + 1)
+    changed = [key for key, tl in world.timeline.items() if len(tl) > 1]
+    as_of_ok = []
+    for key in rng.sample(changed, min(as_of_probes, len(changed))):
+        tl = world.timeline[key]
+        i = rng.randrange(len(tl) - 1)
+        when = T0 + (tl[i][0] + 0.5) * DT
+        hits = g.recall(ns, world.asks[key], k=k, blocks="semantic", as_of=when, fire=False)
+        hit = any(
+            h.memory.block == "semantic"
+            and _same_key(h.memory.properties, *key)
+            and entity_key(str(h.memory.properties.get("object", ""))) == entity_key(tl[i][1])
+            for h in hits[:k]
+        )
+        as_of_ok.append(hit)
+
+    def summary(rows: list[tuple[Probe, dict[str, Any]]]) -> dict[str, Any]:
+        return {
+            "probes": len(rows),
+            "acc@1": _rate([v["hit1"] for _, v in rows]),
+            f"acc@{k}": _rate([v["hitk"] for _, v in rows]),
+            "fidelity": _rate([v["fidelity"] for _, v in rows]),
+            "stale_returned": sum(v["stale_returned"] for _, v in rows),
+            "superseded_shown": sum(v["superseded_shown"] for _, v in rows),
+        }
+
+    recall: dict[str, Any] = {}
+    for mode in modes:
+        rows = judged[mode]
+        recall[mode] = summary(rows)
+        recall[mode]["changed_keys"] = summary([r for r in rows if r[0].changed])
+        recall[mode]["final_sweep"] = summary([r for r in rows if r[0].final])
+    per_pred: dict[str, list[tuple[Probe, dict[str, Any]]]] = defaultdict(list)
+    for p, v in judged["semantic"]:
+        per_pred[p.predicate].append((p, v))
+    nodes = [s["nodes"] for s in series]
+    half = series[len(series) // 2 - 1]["nodes"] if len(series) >= 2 else nodes[0]
+    kinds = Counter(turn.action for turn in world.turns)
+    return {
+        "ns": ns,
+        "turns": turns,
+        "seed": seed,
+        "maintain_every": maintain_every,
+        "capacity": capacity,
+        "k": k,
+        "declared_functional": declare,
+        "world": {
+            "entities": len(world.entities),
+            "keys_set": len(world.timeline),
+            "keys_changed": len(changed),
+            "turn_actions": dict(kinds),
+        },
+        "write_actions": dict(sorted(actions.items())),
+        "recall": recall,
+        "per_predicate": {p: summary(rows) for p, rows in sorted(per_pred.items())},
+        "history": {
+            "keys": len(hist_ok),
+            "accuracy": _rate(hist_ok),
+            "failures": hist_fail,
+        },
+        "as_of": {"probes": len(as_of_ok), f"acc@{k}": _rate(as_of_ok)},
+        "size": {
+            "series": series,
+            "max_nodes": max(nodes),
+            "final_nodes": nodes[-1],
+            "max_memories": max(s["memories"] for s in series),
+            "final_memories": series[-1]["memories"],
+            "max_edges": max(s["edges"] for s in series),
+            "final_edges": series[-1]["edges"],
+            "second_half_growth": (nodes[-1] - half) / half if half else None,
+        },
+        "maintenance": {
+            "runs": len(maint),
+            "seconds": sum(float(m.get("seconds", 0) or 0) for m in maint),
+            "reports": maint,
+        },
+        "latency_ms": {"recall_p50": _pct(latency, 50), "recall_p95": _pct(latency, 95)},
+        "write_seconds": write_s,
+        "seconds": time.perf_counter() - started,
+        "probe_failures": failures,
+    }
+
+
+# --- report -----------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    return {
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+    }
+
+
+def goals(off: dict[str, Any], on: dict[str, Any], k: int) -> dict[str, dict[str, Any]]:
+    """Each goal with the value reached and whether it is met."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, r in (("off", off), ("on", on)):
+        fid = min(r["recall"][m]["fidelity"] or 0.0 for m in ("semantic", "both"))
+        acc = r["recall"]["semantic"][f"acc@{k}"] or 0.0
+        out[f"update fidelity (maintenance {name})"] = {
+            "goal": "100%",
+            "value": fid,
+            "met": fid >= GOAL_FIDELITY,
+        }
+        out[f"acc@{k} semantic (maintenance {name})"] = {
+            "goal": f">= {GOAL_ACC:.0%}",
+            "value": acc,
+            "met": acc >= GOAL_ACC,
+        }
+    size = on["size"]
+    growth = size["second_half_growth"]
+    cap = on["capacity"]
+    after = [m.get("nodes_after") for m in on["maintenance"]["reports"]]
+    capped = cap is not None and bool(after) and all(a is not None and a <= cap for a in after)
+    out["graph size bounded (maintenance on)"] = {
+        "goal": f"2nd-half growth <= {GOAL_GROWTH:.0%}"
+        + (f" or <= {cap} memories after each maintain" if cap else ""),
+        "value": growth,
+        "met": capped or (growth is not None and growth <= GOAL_GROWTH),
+    }
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.1%}" if 0 <= v <= 1 else f"{v:,.1f}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
+
+
+def print_table(console: Console, off: dict[str, Any], on: dict[str, Any], k: int) -> None:
+    table = Table(
+        title=f"bench_game: evolving-rules game, {off['turns']} turns, seed {off['seed']}"
+    )
+    table.add_column("metric")
+    table.add_column("maintenance off", justify="right")
+    table.add_column(f"on (every {on['maintain_every']})", justify="right")
+    table.add_column("goal", justify="right")
+    rows: list[tuple[str, Any, Any, str]] = []
+    for mode in ("semantic", "both"):
+        for key, goal in (("acc@1", ""), (f"acc@{k}", f">= {GOAL_ACC:.0%}"), ("fidelity", "100%")):
+            rows.append(
+                (f"{key} ({mode})", off["recall"][mode][key], on["recall"][mode][key], goal)
+            )
+        rows.append(
+            (
+                f"acc@{k} ({mode}, changed keys)",
+                off["recall"][mode]["changed_keys"][f"acc@{k}"],
+                on["recall"][mode]["changed_keys"][f"acc@{k}"],
+                "",
+            )
+        )
+        rows.append(
+            (
+                f"stale / superseded returned ({mode})",
+                f"{off['recall'][mode]['stale_returned']} / "
+                f"{off['recall'][mode]['superseded_shown']}",
+                f"{on['recall'][mode]['stale_returned']} / "
+                f"{on['recall'][mode]['superseded_shown']}",
+                "0 / 0",
+            )
+        )
+    rows += [
+        ("probes", off["recall"]["semantic"]["probes"], on["recall"]["semantic"]["probes"], ""),
+        ("history in order", off["history"]["accuracy"], on["history"]["accuracy"], "100%"),
+        (f"as_of acc@{k}", off["as_of"][f"acc@{k}"], on["as_of"][f"acc@{k}"], ""),
+        ("max nodes", off["size"]["max_nodes"], on["size"]["max_nodes"], ""),
+        ("final nodes", off["size"]["final_nodes"], on["size"]["final_nodes"], "bounded"),
+        (
+            "max / final memories",
+            f"{off['size']['max_memories']:,} / {off['size']['final_memories']:,}",
+            f"{on['size']['max_memories']:,} / {on['size']['final_memories']:,}",
+            f"<= {on['capacity']}" if on["capacity"] else "",
+        ),
+        ("max edges", off["size"]["max_edges"], on["size"]["max_edges"], ""),
+        ("final edges", off["size"]["final_edges"], on["size"]["final_edges"], ""),
+        (
+            "2nd-half node growth",
+            off["size"]["second_half_growth"],
+            on["size"]["second_half_growth"],
+            f"<= {GOAL_GROWTH:.0%}",
+        ),
+        ("maintenance runs", off["maintenance"]["runs"], on["maintenance"]["runs"], ""),
+        ("maintenance seconds", off["maintenance"]["seconds"], on["maintenance"]["seconds"], ""),
+        (
+            "recall p50 / p95 (ms)",
+            f"{off['latency_ms']['recall_p50']:.0f} / {off['latency_ms']['recall_p95']:.0f}",
+            f"{on['latency_ms']['recall_p50']:.0f} / {on['latency_ms']['recall_p95']:.0f}",
+            "",
+        ),
+        ("seconds", off["seconds"], on["seconds"], ""),
+    ]
+    for name, a, b, goal in rows:
+        table.add_row(name, _fmt(a), _fmt(b), goal)
+    console.print(table)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--turns", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--maintain-every", type=int, default=50, help="M: turns between maintain()")
+    ap.add_argument("--capacity", type=int, default=None, help="maintain(capacity=...)")
+    ap.add_argument("--k", type=int, default=5)
+    ap.add_argument("--checkpoint", type=int, default=None, help="turns between size samples")
+    ap.add_argument(
+        "--no-declare",
+        action="store_true",
+        help="do not declare the game's attributes single-valued (built-in lists decide)",
+    )
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_game.json")
+    args = ap.parse_args()
+    console = Console()
+    home = Path(tempfile.mkdtemp(prefix="mags-bench-game-"))
+    try:
+        settings = GraphSettings(home=home, neo4j_uri=None)
+        with LiquidGraph(settings) as g:
+            runs = {}
+            for name, every in (("off", 0), ("on", args.maintain_every)):
+                console.log(f"stream with maintenance {name} ...")
+                runs[name] = run_game(
+                    g,
+                    f"game-{name}",
+                    args.turns,
+                    args.seed,
+                    every,
+                    capacity=args.capacity if every else None,
+                    k=args.k,
+                    checkpoint_every=args.checkpoint,
+                    declare=not args.no_declare,
+                    progress=True,
+                )
+            embedder = g.embedder.name
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    off, on = runs["off"], runs["on"]
+    print_table(console, off, on, args.k)
+    met = goals(off, on, args.k)
+    for name, gl in met.items():
+        mark = "[green]met[/]" if gl["met"] else "[red]NOT met[/]"
+        console.print(f"  {name}: {_fmt(gl['value'])} (goal {gl['goal']}) {mark}")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+    ).stdout.strip()
+    out = {
+        "benchmark": "bench_game",
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "commit": commit,
+        "machine": machine(),
+        "embedder": embedder,
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "goals": met,
+        "results": runs,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2, default=str))
+    console.print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
