@@ -35,12 +35,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -49,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_store import machine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -609,15 +607,6 @@ def run_game(
 
 
 # --- report -----------------------------------------------------------------------------
-
-
-def machine() -> dict[str, Any]:
-    return {
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
-        "memory_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
-    }
 
 
 def goals(off: dict[str, Any], on: dict[str, Any], k: int) -> dict[str, dict[str, Any]]:

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -29,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from bench_store import machine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -178,20 +177,10 @@ def _size(graph: LiquidGraph, ns: str) -> dict:
     return {"nodes": sum(st["nodes"].values()), "edges": st["edges"]}
 
 
-def machine() -> dict:
-    import psutil
-
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()
-    return {
-        "platform": platform.platform(),
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
-        "memory_gib": round(psutil.virtual_memory().total / 2**30, 1),
-        "commit": commit,
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+def commit() -> str:
+    args = ["git", "rev-parse", "--short", "HEAD"]
+    out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
+    return out.stdout.strip()
 
 
 def main() -> None:
@@ -249,6 +238,8 @@ def main() -> None:
     )
     result = {
         "machine": machine(),
+        "commit": commit(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "data": str(args.data),
         "questions": len(all_qa),
         "scores": scores,

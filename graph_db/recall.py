@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -68,6 +69,7 @@ class Recaller:
         self.searcher = searcher
         self.settings = settings
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mags-recall")
+        self._lock = threading.Lock()
         self._cache: OrderedDict[tuple[str, str], tuple[Any, dict[str, np.ndarray]]] = OrderedDict()
 
     # -- 1. candidates ---------------------------------------------------------------
@@ -121,15 +123,19 @@ class Recaller:
         """Vectors of the memories in ``rows``: from the cache while the text is the same
         (text is re-embedded on change), else fetched (the slow part of a read)."""
         out, missing = {}, []
-        for mid, props in rows.items():
-            hit = self._cache.get((ns, mid))
-            if hit is not None and hit[0] == props.get("text"):
-                self._cache.move_to_end((ns, mid))
-                out[mid] = hit[1]
-            else:
-                missing.append(mid)
-        if missing:
-            for r in self.backend.read("recall_vectors", ns=ns, ids=missing):
+        with self._lock:  # recalls may run in several threads
+            for mid, props in rows.items():
+                hit = self._cache.get((ns, mid))
+                if hit is not None and hit[0] == props.get("text"):
+                    self._cache.move_to_end((ns, mid))
+                    out[mid] = hit[1]
+                else:
+                    missing.append(mid)
+        if not missing:
+            return out
+        fetched = self.backend.read("recall_vectors", ns=ns, ids=missing)
+        with self._lock:
+            for r in fetched:
                 vecs = _vectors(r, dim)
                 out[r["id"]] = vecs
                 self._cache[(ns, r["id"])] = (rows[r["id"]].get("text"), vecs)

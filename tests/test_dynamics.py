@@ -307,3 +307,14 @@ def test_capacity_drops_superseded_history_before_current_facts(graph, ns):
     assert report.capacity_dropped == 2
     left = {m.properties["object"] for m in graph.list(ns)}
     assert left == {"Lima", "tea"}
+
+
+def test_capacity_drops_episodes_whose_facts_were_extracted_before_facts(graph, ns):
+    told, chat = _turns(graph, ns, [("ann", "I live in Oslo"), ("ann", "nice weather today")])
+    graph.add_facts(
+        ns,
+        [{"subject": "Ann", "predicate": "lives_in", "object": "Oslo", "source_episode_id": told}],
+    )
+    graph.maintain(ns, capacity=2)
+    left = {m.text for m in graph.list(ns)}
+    assert left == {"Ann lives in Oslo", "nice weather today"}

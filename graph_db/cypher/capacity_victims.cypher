@@ -1,6 +1,7 @@
-// The $excess memories of $ns to drop to respect its capacity: never permanent ones;
-// superseded facts (history) first, then unprotected before core-protected, least important
-// first, least recently used on ties.
+// The $excess memories of $ns to drop to respect its capacity, never permanent ones, in this
+// order: superseded facts (history), episodes whose facts were extracted (their content
+// lives on), then the rest; unprotected before core-protected, least important first,
+// least recently used on ties.
 CALL {
   MATCH (n:Episode {ns: $ns}) RETURN n
   UNION ALL
@@ -8,8 +9,10 @@ CALL {
 }
 WITH n
 WHERE NOT coalesce(n.permanent, false)
+OPTIONAL MATCH (n)<-[d:DERIVED_FROM]-(:Fact)
+WITH n, count(d) AS derived
 RETURN n.id AS id
-ORDER BY CASE WHEN n.valid_to IS NULL THEN 1 ELSE 0 END,
+ORDER BY CASE WHEN n.valid_to IS NOT NULL THEN 0 WHEN derived > 0 THEN 1 ELSE 2 END,
          CASE WHEN coalesce(n.protected, false) THEN 1 ELSE 0 END, coalesce(n.importance, 0.5),
          coalesce(n.last_access, n.created_at)
 LIMIT $excess
