@@ -27,8 +27,13 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
 
+LOCOMO ?= ../shared/data/locomo
+
 bench: setup
 	$(PY) benchmarks/bench_store.py
+	$(PY) benchmarks/bench_locomo.py $(LOCOMO)
+	$(PY) benchmarks/bench_game.py --capacity 1000
+	$(PY) benchmarks/bench_dynamics.py --sizes 10000
 
 clean:
 	rm -rf $(VENV) tests/.npm

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import re
 import time
 import uuid
@@ -24,11 +25,19 @@ from graph_db.embeddings import Embedder, check_vectors
 from graph_db.errors import InvalidInputError, NotFoundError
 from graph_db.linking import attention_weights, chain_diff
 from graph_db.models import EpisodeIn, FactIn, FactWrite, to_epoch
-from graph_db.reconcile import Adjudicator, Cardinality, Conflict, FactView, default_adjudicator
+from graph_db.reconcile import (
+    Adjudicator,
+    Cardinality,
+    Conflict,
+    FactView,
+    Verdict,
+    default_adjudicator,
+)
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key, sentences, terms
 
+log = logging.getLogger(__name__)
 _seq = itertools.count()
 _DIGITS = re.compile(r"\d+")
 
@@ -82,6 +91,24 @@ def _stored_view(row: dict[str, Any]) -> FactView:
         float(row["importance"] if row["importance"] is not None else 0.5),
         float(row["valid_from"] or 0.0),
     )
+
+
+def _guarded(adjudicator: Adjudicator, fallback: Adjudicator) -> Adjudicator:
+    """An adjudicator (an LLM, maybe) that fails or answers nonsense is replaced by the
+    default rule for that conflict: a bad verdict must never block or corrupt a write."""
+
+    def judge(conflict: Conflict) -> Verdict:
+        try:
+            verdict = adjudicator(conflict)
+        except Exception as e:
+            log.warning("adjudicator failed (%s); the default rule decides", e)
+            return fallback(conflict)
+        if not isinstance(verdict, Verdict) or verdict.winner not in ("new", "old", "both"):
+            log.warning("adjudicator answered %r; the default rule decides", verdict)
+            return fallback(conflict)
+        return verdict
+
+    return judge
 
 
 class Engram:
@@ -505,7 +532,8 @@ class Engram:
         stored: dict[int, list[dict[str, Any]]] = {}
         for r in self.backend.read("facts_current_by_key", ns=ns, keys=keys):
             stored.setdefault(r["i"], []).append(r)
-        judge = adjudicator or default_adjudicator(self.settings.reconcile_margin)
+        fallback = default_adjudicator(self.settings.reconcile_margin)
+        judge = fallback if adjudicator is None else _guarded(adjudicator, fallback)
         live: dict[tuple[str, str], list[tuple[FactView, np.ndarray, str]]] = {}
         plan: dict[int, Outcome] = {}
         for i in sorted(range(len(prepared)), key=lambda j: (born[j], j)):

@@ -310,7 +310,7 @@ def test_capacity_drops_superseded_history_before_current_facts(graph, ns):
 
 
 def test_capacity_drops_episodes_whose_facts_were_extracted_before_facts(graph, ns):
-    told, chat = _turns(graph, ns, [("ann", "I live in Oslo"), ("ann", "nice weather today")])
+    told, _chat = _turns(graph, ns, [("ann", "I live in Oslo"), ("ann", "nice weather today")])
     graph.add_facts(
         ns,
         [{"subject": "Ann", "predicate": "lives_in", "object": "Oslo", "source_episode_id": told}],
@@ -318,3 +318,20 @@ def test_capacity_drops_episodes_whose_facts_were_extracted_before_facts(graph, 
     graph.maintain(ns, capacity=2)
     left = {m.text for m in graph.list(ns)}
     assert left == {"Ann lives in Oslo", "nice weather today"}
+
+
+def test_a_failing_or_nonsense_adjudicator_falls_back_to_the_default_rule(graph, ns):
+    def broken(conflict):
+        raise RuntimeError("model server down")
+
+    def nonsense(conflict):
+        return {"winner": "banana"}
+
+    fact = {"subject": "Dee", "predicate": "lives_in", "object": "Oslo", "valid_from": 1}
+    graph.add_facts(ns, [fact])
+    (w,) = graph.add_facts(ns, [{**fact, "object": "Rome", "valid_from": 2}], adjudicator=broken)
+    assert w.action == "created" and len(w.supersedes) == 1  # newer wins by default
+    (w,) = graph.add_facts(ns, [{**fact, "object": "Lima", "valid_from": 3}], adjudicator=nonsense)
+    assert w.action == "created" and len(w.supersedes) == 1
+    objects = [m.properties["object"] for m in graph.history(ns, "Dee", "lives_in")]
+    assert objects == ["Oslo", "Rome", "Lima"]

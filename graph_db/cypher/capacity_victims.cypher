@@ -9,7 +9,8 @@ CALL {
 }
 WITH n
 WHERE NOT coalesce(n.permanent, false)
-OPTIONAL MATCH (n)<-[d:DERIVED_FROM]-(:Fact)
+OPTIONAL MATCH (n)<-[d:DERIVED_FROM]-(src:Fact)
+WHERE src.ns = $ns
 WITH n, count(d) AS derived
 RETURN n.id AS id
 ORDER BY CASE WHEN n.valid_to IS NOT NULL THEN 0 WHEN derived > 0 THEN 1 ELSE 2 END,
