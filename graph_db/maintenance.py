@@ -68,8 +68,7 @@ class Maintainer:
         """Run a batched query until a batch comes back short; total of ``key``."""
         total, batch = 0, self.settings.maintain_batch
         while True:
-            rows = self.backend.write(name, batch=batch, **params)
-            n = int(rows[0][key]) if rows else 0
+            n = _first(self.backend.write(name, batch=batch, **params), key)
             total += n
             if n < batch:
                 return total
@@ -111,7 +110,7 @@ class Maintainer:
         report.pruned_edges = self._loop(
             "edges_prune", "pruned", ns=ns, now=now, w_min=s.w_min, **decay
         )
-        report.births = int(
+        report.births = _first(
             self.backend.write(
                 "triadic_close",
                 ns=ns,
@@ -119,7 +118,8 @@ class Maintainer:
                 min_common=s.triadic_min_common,
                 min_w=s.triadic_min_w,
                 limit=s.maintain_batch,
-            )[0]["births"]
+            ),
+            "births",
         )
         cores = self.kcore(ns)
         for core in cores.values():
@@ -128,7 +128,7 @@ class Maintainer:
         rows = [{"id": i, "core": c} for i, c in cores.items()]
         page = 5_000
         for i in range(0, len(rows), page):
-            (row,) = self.backend.write(
+            done = self.backend.write(
                 "memory_vitals",
                 ns=ns,
                 now=now,
@@ -136,7 +136,7 @@ class Maintainer:
                 protect_core=report.protect_core,
                 isolation_decay=s.isolation_decay,
             )
-            report.consolidated += int(row["consolidated"] or 0)
+            report.consolidated += _first(done, "consolidated")
         dying = [
             r["id"]
             for r in self.backend.read(
@@ -163,14 +163,18 @@ class Maintainer:
         return report
 
     def _count(self, ns: str, name: str, key: str) -> int:
-        rows = self.backend.read(name, ns=ns)
-        return int(rows[0][key]) if rows else 0
+        return _first(self.backend.read(name, ns=ns), key)
 
     def _delete(self, ns: str, ids: list[str]) -> None:
         batch = 500
         for i in range(0, len(ids), batch):
             chunk = ids[i : i + batch]
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
+
+
+def _first(rows: list[dict[str, Any]], key: str) -> int:
+    """A count from an aggregate's single row (engines may return no row for nothing)."""
+    return int(rows[0][key] or 0) if rows else 0
 
 
 def core_numbers(ids: list[str], edges: list[tuple[str, str]]) -> dict[str, int]:
