@@ -335,3 +335,10 @@ def test_a_failing_or_nonsense_adjudicator_falls_back_to_the_default_rule(graph,
     assert w.action == "created" and len(w.supersedes) == 1
     objects = [m.properties["object"] for m in graph.history(ns, "Dee", "lives_in")]
     assert objects == ["Oslo", "Rome", "Lima"]
+
+
+def test_under_a_hard_cap_current_facts_outlive_raw_episodes(graph, ns):
+    _turns(graph, ns, [("ann", "what a day, so much rain")])
+    graph.add_facts(ns, [{"subject": "Ann", "predicate": "likes", "object": "rain", "salience": 0}])
+    graph.maintain(ns, capacity=1)
+    assert [m.block for m in graph.list(ns)] == ["semantic"]
