@@ -132,6 +132,17 @@ class Engram:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return check_vectors(self.embedder.embed(texts), self.embedder.dim, len(texts))
 
+    def reindex(self, text: str, speaker: str | None = None) -> dict[str, Any]:
+        """Index fields of a memory whose text changed, as the write path makes them (a
+        turn is indexed with its speaker); the sentence and context views are dropped."""
+        said = _said(speaker, text)
+        return {
+            "terms": terms(said, self.settings.stem_language),
+            "embedding": self.embed([said])[0].tolist(),
+            "views": None,
+            "ctx_embedding": None,
+        }
+
     def _neighbour_rows(
         self,
         tx: Tx,

@@ -432,9 +432,11 @@ class LiquidGraph:
             props.update(subject=subject, predicate=predicate, object=obj)
             props["subject_key"] = entity_key(subject)
             props["text"] = fact_text(subject, predicate, obj)
-        if "text" in props:
-            props["text"] = check_text(props["text"], "text", limit)
-            props["embedding"] = self._engram.embed([props["text"]])[0].tolist()
+        if "text" in props or (current.block == "episodic" and "speaker" in props):
+            text = check_text(props.get("text", current.text), "text", limit)
+            speaker = props.get("speaker", current.properties.get("speaker"))
+            props["text"] = text
+            props |= self._engram.reindex(text, speaker if current.block == "episodic" else None)
         rows = self.backend.write("memory_update", ns=ns, id=memory_id, props=props)
         if not rows:
             raise NotFoundError(f"no memory {memory_id!r} in namespace {ns!r}")

@@ -115,7 +115,7 @@ class Recaller:
         if not ids:
             return {}
         rows = self.backend.read("recall_rows", ns=ns, ids=ids)
-        return {r["id"]: {**r, "_label": r["label"]} for r in rows}
+        return {r["id"]: r for r in rows}
 
     def vectors(
         self, ns: str, rows: dict[str, dict[str, Any]], dim: int
@@ -151,7 +151,8 @@ class Recaller:
         given (walked memories are scored on the candidates' scale)."""
         if not cands:
             return stats or _ZStats.empty(len(qv))
-        dense = np.stack([self._dense(c, qv) for c in cands])  # (n, q)
+        own = np.stack([c.vectors["embedding"] @ qv.T for c in cands])  # (n, q)
+        dense = np.stack([self._dense(c, o, qv) for c, o in zip(cands, own, strict=True)])
         lex = np.stack([c.lexical for c in cands])
         if stats is None:
             stats = _ZStats.of(dense, lex)
@@ -160,14 +161,13 @@ class Recaller:
         best = z.max(axis=1)
         if stats.top is None:
             stats.top = float(best.max())
-        for c, s in zip(cands, best, strict=True):
+        for c, s, o in zip(cands, best, own, strict=True):
             c.relevance = math.exp(min(0.0, float(s) - stats.top))
-            c.similarity = float((c.vectors["embedding"] @ qv.T).max())
+            c.similarity = float(o.max())
         return stats
 
-    def _dense(self, c: Candidate, qv: np.ndarray) -> np.ndarray:
+    def _dense(self, c: Candidate, own: np.ndarray, qv: np.ndarray) -> np.ndarray:
         """Per query: max(cos(own), max cos(sentences)) + w_ctx * cos(in context)."""
-        own = c.vectors["embedding"] @ qv.T
         best = own
         if "views" in c.vectors:
             best = np.maximum(best, (c.vectors["views"] @ qv.T).max(axis=0))
@@ -277,11 +277,11 @@ class Recaller:
         walked = {
             mid: props
             for mid, props in self._rows(ns, new_ids).items()
-            if visible(props, as_of, history) and props["_label"] in labels
+            if visible(props, as_of, history) and props["label"] in labels
         }
         vectors = self.vectors(ns, walked, qv.shape[1])
         extra = [
-            Candidate(mid, props["_label"], props, vectors[mid], np.zeros(len(queries)), {"walk"})
+            Candidate(mid, props["label"], props, vectors[mid], np.zeros(len(queries)), {"walk"})
             for mid, props in walked.items()
         ]
         self.score(extra, qv, stats)

@@ -152,7 +152,7 @@ def terms(text: str, language: str = "english") -> str:
     Both the stored memory and the query go through this, so "Researching agencies" finds
     "research agency"; engines then index plain space-separated tokens the same way.
     """
-    words = [w for w in _WORD.findall(unicodedata.normalize("NFKC", text).casefold())]
+    words = _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
     words = [w for w in words if w not in STOPWORDS]
     if language != "none":
         words = _stemmer(language).stemWords(words)
