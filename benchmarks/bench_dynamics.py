@@ -399,16 +399,24 @@ def time_maintain(g: LiquidGraph, now: float | None) -> dict[str, Any]:
 
 def run_size(n: int, args: argparse.Namespace, real: Embedder, log: Any) -> dict[str, Any]:
     """Fill a fresh store with ``n`` memories, then time recall and maintenance."""
-    home = Path(tempfile.mkdtemp(prefix=f"mags-dyn-{n}-"))
+    kept = args.keep / f"{n}-seed{args.seed}" if args.keep else None
+    home = kept or Path(tempfile.mkdtemp(prefix=f"mags-dyn-{n}-"))
+    reuse = kept is not None and (kept / "filled").exists()
     res: dict[str, Any] = {"memories": n}
     try:
         settings = GraphSettings(home=home, neo4j_uri=None, arcadedb_heap=args.heap)
         gen = SynthMemory(n, args.seed)
         fake = SynthEmbedder(real, gen.vocabulary())
         with LiquidGraph(settings, embedder=fake) as g:
-            res.update(fill(g, gen, args.batch, n))
-            rate = res["fill_memories_per_s"]
-            log(f"[{n:,}] filled in {res['fill_seconds']:.0f} s ({rate:.0f} memories/s)")
+            if reuse:  # the fill is deterministic: a kept store is the same graph
+                res.update(json.loads((home / "filled").read_text()), reused_store=str(home))
+                log(f"[{n:,}] reusing the store filled in {home}")
+            else:
+                res.update(fill(g, gen, args.batch, n))
+                rate = res["fill_memories_per_s"]
+                log(f"[{n:,}] filled in {res['fill_seconds']:.0f} s ({rate:.0f} memories/s)")
+                if kept is not None:
+                    (home / "filled").write_text(json.dumps(res))
             res["graph"] = graph_counts(g)
             res["entity_degrees"] = degree_profile(g)
             if args.fill_only:
@@ -434,7 +442,8 @@ def run_size(n: int, args: argparse.Namespace, real: Embedder, log: Any) -> dict
                     log(f"[{n:,}] {key} failed: {e!r}")
                     res.setdefault("errors", {})[key] = repr(e)
     finally:
-        shutil.rmtree(home, ignore_errors=True)
+        if kept is None:
+            shutil.rmtree(home, ignore_errors=True)
     return res
 
 
@@ -521,6 +530,12 @@ def main() -> None:
     ap.add_argument("--heap", default="4g", help="JVM heap of the embedded engine")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--fill-only", action="store_true", help="only fill and count the graph")
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="keep each filled store in KEEP/<size>-seed<seed> and reuse it next time "
+        "(recalls and maintenance change it: fill again for a first-run measurement)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_dynamics.json")
     args = ap.parse_args()
     console = Console()

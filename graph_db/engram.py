@@ -36,6 +36,7 @@ from graph_db.reconcile import (
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key, sentences, terms
+from graph_db.vecpack import LEGACY, pack
 
 log = logging.getLogger(__name__)
 _seq = itertools.count()
@@ -68,7 +69,7 @@ class Prepared(NamedTuple):
     items: list[EpisodeIn]
     texts: list[str]
     vectors: np.ndarray
-    views: list[dict[str, Any]]
+    views: list[dict[str, np.ndarray]]  # per item: sentence views, in-context vector
 
 
 @dataclass
@@ -136,11 +137,12 @@ class Engram:
         """Index fields of a memory whose text changed, as the write path makes them (a
         turn is indexed with its speaker); the sentence and context views are dropped."""
         said = _said(speaker, text)
+        vec = self.embed([said])[0]
         return {
             "terms": terms(said, self.settings.stem_language),
-            "embedding": self.embed([said])[0].tolist(),
-            "views": None,
-            "ctx_embedding": None,
+            "embedding": vec.tolist(),
+            "vecs": pack(vec),
+            **dict.fromkeys(LEGACY),
         }
 
     def _neighbour_rows(
@@ -258,7 +260,7 @@ class Engram:
         texts = [check_text(e.text, "episode text", limit) for e in items]
         said = [_said(e.speaker, t) for e, t in zip(items, texts, strict=True)]
         vectors = self.embed(said) if texts else np.zeros((0, self.embedder.dim))
-        views: list[dict[str, Any]] = [{} for _ in items]
+        views: list[dict[str, np.ndarray]] = [{} for _ in items]
         if self.settings.episode_views and items:
             views = self._views(items, texts, said, before, ns)
         return Prepared(ns, items, texts, vectors, views)
@@ -270,7 +272,7 @@ class Engram:
         said: list[str],
         before: Sequence[EpisodeIn] | None,
         ns: str,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, np.ndarray]]:
         """Extra vectors of a turn: one per sentence (if more than one) and the turn with
         the one before it in its session (answers read better next to their question)."""
         last: dict[str, str] = {}
@@ -295,7 +297,7 @@ class Engram:
                 to_embed.append(f"{prev}\n{said[i]}")
                 plan.append((i, "ctx_embedding", 1))
             last[items[i].session_id] = said[i]
-        out: list[dict[str, Any]] = [{} for _ in items]
+        out: list[dict[str, np.ndarray]] = [{} for _ in items]
         if not to_embed:
             return out
         vecs = self.embed(to_embed)
@@ -303,7 +305,7 @@ class Engram:
         for i, kind, n in plan:
             block = vecs[at : at + n]
             at += n
-            out[i][kind] = block.reshape(-1).tolist() if kind == "views" else block[0].tolist()
+            out[i][kind] = block if kind == "views" else block[0]
         return out
 
     def write_episodes(self, prepared: Prepared) -> list[str]:
@@ -325,6 +327,7 @@ class Engram:
                     "ts": ts,
                     "seq": _seq_value(),
                     "embedding": vec.tolist(),
+                    "vecs": pack(vec, view.get("views"), view.get("ctx_embedding")),
                     "created_at": now,
                     "last_access": now,
                     "access_count": 0,
@@ -332,7 +335,6 @@ class Engram:
                     "salience": e.salience,
                     "permanent": False,
                     "metadata": meta,
-                    **view,
                 }
             )
             names = [*e.entities, *([e.speaker] if e.speaker else [])]
@@ -459,6 +461,7 @@ class Engram:
                         "text": text,
                         "terms": terms(text, self.settings.stem_language),
                         "embedding": vec.tolist(),
+                        "vecs": pack(vec),
                         "confidence": f.confidence,
                         "valid_from": born[i],
                         "valid_to": outcome.valid_to,

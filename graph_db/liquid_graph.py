@@ -41,9 +41,10 @@ from graph_db.reconcile import Adjudicator
 from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key
+from graph_db.vecpack import with_packed
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: recall vectors packed in one string (graph_db/vecpack.py)
 _EPISODE_UPDATABLE = {"text", "speaker", "salience", "importance", "metadata", "permanent"}
 _FACT_UPDATABLE = {
     "subject", "predicate", "object", "confidence", "salience", "importance",
@@ -68,9 +69,11 @@ class LiquidGraph:
             stored = self._stored_meta()
             self._check_dimension(stored)
             self.backend.ensure_schema(self.embedder.dim)
-            if stored is None:
-                mine = {"version": SCHEMA_VERSION, "dim": self.embedder.dim}
-                mine["model"] = self.embedder.name
+            if stored is not None and stored.get("version", 1) < SCHEMA_VERSION:
+                self._pack_vectors()
+            if stored is None or stored.get("version", 1) < SCHEMA_VERSION:
+                mine = {**(stored or {}), "version": SCHEMA_VERSION, "dim": self.embedder.dim}
+                mine.setdefault("model", self.embedder.name)
                 self.backend.write("meta_put", key="schema", value=json.dumps(mine))
         except BaseException:
             self.backend.close()
@@ -118,6 +121,16 @@ class LiquidGraph:
         except Neo4jError:  # a new ArcadeDB store has no MagsMeta type yet
             return None
         return json.loads(rows[0]["value"]) if rows and rows[0]["value"] else None
+
+    def _pack_vectors(self, page: int = 500) -> None:
+        """Schema 1 -> 2: pack each memory's recall vectors into one string (once)."""
+        done: set[str] = set()
+        while rows := self.backend.read("vecs_missing", limit=page):
+            if rows[0]["id"] in done:  # the write did not take: stop rather than spin
+                raise RuntimeError(f"could not pack the vectors of memory {rows[0]['id']!r}")
+            packed = [{"id": r["id"], "ns": r["ns"], "vecs": with_packed(r)["vecs"]} for r in rows]
+            self.backend.write("vecs_set", rows=packed)
+            done.update(r["id"] for r in rows)
 
     def _check_dimension(self, stored: dict[str, Any] | None) -> None:
         """The store remembers its embedding dimension: a different model is refused."""

@@ -17,9 +17,7 @@
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,6 +30,7 @@ from graph_db.dynamics import DAY_S, DecayParams, effective_weight
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
+from graph_db.vecpack import unpack
 
 
 @dataclass
@@ -69,8 +68,6 @@ class Recaller:
         self.searcher = searcher
         self.settings = settings
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mags-recall")
-        self._lock = threading.Lock()
-        self._cache: OrderedDict[tuple[str, str], tuple[Any, dict[str, np.ndarray]]] = OrderedDict()
 
     # -- 1. candidates ---------------------------------------------------------------
     def candidates(
@@ -88,60 +85,33 @@ class Recaller:
             for label in (labels if lexical else [])
             for qi, q in enumerate(queries)
         }
-        hits: dict[str, tuple[str, set[str]]] = {}
+        hits: dict[str, set[str]] = {}
+        rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         scores: dict[str, np.ndarray] = {}
-        for label, job in vector.items():
-            for found in job.result():
-                for f in found:
-                    hits.setdefault(f.id, (label, set()))[1].add("vector")
-        for (label, qi), job in full.items():
+        found = [(f, "vector") for job in vector.values() for per_q in job.result() for f in per_q]
+        for (_, qi), job in full.items():
             for f in job.result():
-                hits.setdefault(f.id, (label, set()))[1].add("fulltext")
+                found.append((f, "fulltext"))
                 scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
-        rows = self._rows(ns, list(hits))
-        vectors = self.vectors(ns, rows, qv.shape[1])
-        out = {}
-        for mid, props in rows.items():
-            label, sources = hits[mid]
-            vecs = vectors[mid]
-            lex = scores.get(mid, np.zeros(len(queries)))
-            out[mid] = Candidate(mid, label, props, vecs, lex, sources)
-        return out
+        for f, source in found:
+            hits.setdefault(f.id, set()).add(source)
+            if f.row is not None:
+                rows[f.id] = f.row
+        rows |= self._rows(ns, [mid for mid in hits if mid not in rows])
+        zero = np.zeros(len(queries))
+        return {
+            mid: _candidate(mid, row, qv.shape[1], scores.get(mid, zero), hits[mid])
+            for mid, row in rows.items()
+        }
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
 
     def _rows(self, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """What recall needs of memories by id, where a search or step did not bring it."""
         if not ids:
             return {}
-        rows = self.backend.read("recall_rows", ns=ns, ids=ids)
-        return {r["id"]: r for r in rows}
-
-    def vectors(
-        self, ns: str, rows: dict[str, dict[str, Any]], dim: int
-    ) -> dict[str, dict[str, np.ndarray]]:
-        """Vectors of the memories in ``rows``: from the cache while the text is the same
-        (text is re-embedded on change), else fetched (the slow part of a read)."""
-        out, missing = {}, []
-        with self._lock:  # recalls may run in several threads
-            for mid, props in rows.items():
-                hit = self._cache.get((ns, mid))
-                if hit is not None and hit[0] == props.get("text"):
-                    self._cache.move_to_end((ns, mid))
-                    out[mid] = hit[1]
-                else:
-                    missing.append(mid)
-        if not missing:
-            return out
-        fetched = self.backend.read("recall_vectors", ns=ns, ids=missing)
-        with self._lock:
-            for r in fetched:
-                vecs = _vectors(r, dim)
-                out[r["id"]] = vecs
-                self._cache[(ns, r["id"])] = (rows[r["id"]].get("text"), vecs)
-            while len(self._cache) > self.settings.vector_cache_size:
-                self._cache.popitem(last=False)
-        return out
+        return {r["id"]: r["row"] for r in self.backend.read("recall_rows", ns=ns, ids=ids)}
 
     # -- 2. relevance ----------------------------------------------------------------------
     def score(
@@ -204,8 +174,9 @@ class Recaller:
         anchors: list[Candidate],
         now: float,
         floor: float = 0.0,
-    ) -> dict[str, tuple[float, list[Step]]]:
-        """Spread activation from the anchors; best (activation, path) per memory reached.
+    ) -> tuple[dict[str, tuple[float, list[Step]]], dict[str, dict[str, Any]]]:
+        """Spread activation from the anchors: best (activation, path) per memory reached,
+        and the rows of the memories reached (as ``recall_rows`` gives them).
 
         ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
         beyond it can either); the walk stops under max(theta, floor) - exact pruning.
@@ -214,12 +185,23 @@ class Recaller:
         stop = max(s.walk_threshold, floor)
         best: dict[str, tuple[float, list[Step]]] = {a.id: (a.relevance, []) for a in anchors}
         frontier = {a.id for a in anchors if a.relevance >= stop}
+        rows: dict[str, dict[str, Any]] = {}
         for depth in range(s.walk_depth):
             if not frontier:
                 break
             ids = sorted(frontier)
+            entity_hops = None
+            if s.walk_entity_weight > 0 and depth == 0:  # entity hops from anchors only
+                entity_hops = self._pool.submit(
+                    self.backend.read,
+                    "walk_entities",
+                    ns=ns,
+                    max_degree=s.walk_entity_max_degree,
+                    ids=ids,
+                )
             steps: list[tuple[str, str, str, float]] = []
             for r in self.backend.read("walk_edges", ns=ns, ids=ids):
+                rows[r["id"]] = r["row"]
                 if r["edge"] == "ASSOC":
                     w = effective_weight(
                         r["w"] or 0.0, r["w_at"], r["fired_at"], now, params, r["permanent"]
@@ -229,12 +211,10 @@ class Recaller:
                 else:
                     w = s.walk_derived_weight
                 steps.append((r["source"], r["id"], r["edge"], w))
-            if s.walk_entity_weight > 0 and depth == 0:  # entity hops from anchors only
-                for r in self.backend.read(
-                    "walk_entities", ns=ns, ids=ids, max_degree=s.walk_entity_max_degree
-                ):
-                    w = s.walk_entity_weight / math.sqrt(max(1, r["degree"]))
-                    steps.append((r["source"], r["id"], "ENTITY", w))
+            for r in entity_hops.result() if entity_hops else []:
+                rows[r["id"]] = r["row"]
+                w = s.walk_entity_weight / math.sqrt(max(1, r["degree"]))
+                steps.append((r["source"], r["id"], "ENTITY", w))
             frontier = set()
             for src, dst, edge, w in steps:
                 act = best[src][0] * w
@@ -243,7 +223,7 @@ class Recaller:
                 step = Step(source=src, target=dst, edge=edge, weight=w)
                 best[dst] = (act, [*best[src][1], step])
                 frontier.add(dst)
-        return best
+        return best, rows
 
     # -- the whole recall ----------------------------------------------------------------
     def recall(
@@ -272,17 +252,14 @@ class Recaller:
         rels = sorted((c.relevance for c in keep), reverse=True)
         margin = self.settings.rank_importance_weight + self.settings.rank_recency_weight
         floor = rels[k - 1] - margin if len(rels) >= k else 0.0
-        reached = self.walk(ns, anchors, now, floor)
-        new_ids = [i for i in reached if i not in cands]
-        walked = {
-            mid: props
-            for mid, props in self._rows(ns, new_ids).items()
-            if visible(props, as_of, history) and props["label"] in labels
-        }
-        vectors = self.vectors(ns, walked, qv.shape[1])
+        reached, rows = self.walk(ns, anchors, now, floor)
+        rows = {mid: rows[mid] for mid in reached if mid not in cands and mid in rows}
+        rows |= self._rows(ns, [mid for mid in reached if mid not in cands and mid not in rows])
+        zero = np.zeros(len(queries))
         extra = [
-            Candidate(mid, props["label"], props, vectors[mid], np.zeros(len(queries)), {"walk"})
-            for mid, props in walked.items()
+            _candidate(mid, row, qv.shape[1], zero, {"walk"})
+            for mid, row in rows.items()
+            if visible(row, as_of, history) and row["label"] in labels
         ]
         self.score(extra, qv, stats)
         pool = {c.id: c for c in [*keep, *extra]}
@@ -347,14 +324,14 @@ class _ZStats:
         return cls(zero, one, zero, one, 0.0)
 
 
-def _vectors(props: dict[str, Any], dim: int) -> dict[str, np.ndarray]:
-    """The vectors stored on a memory: its own, per-sentence views (n x dim), in context."""
-    out = {"embedding": np.asarray(props.get("embedding") or np.zeros(dim), dtype=np.float32)}
-    if props.get("views"):
-        out["views"] = np.asarray(props["views"], dtype=np.float32).reshape(-1, dim)
-    if props.get("ctx_embedding"):
-        out["ctx_embedding"] = np.asarray(props["ctx_embedding"], dtype=np.float32)
-    return out
+def _candidate(
+    mid: str, row: dict[str, Any], dim: int, lexical: np.ndarray, sources: set[str]
+) -> Candidate:
+    """A candidate from its recall row (see recall_rows.cypher), vectors unpacked."""
+    props = dict(row)
+    packed = props.pop("vecs", None)
+    vectors = unpack(packed, dim) if packed else {"embedding": np.zeros(dim, np.float32)}
+    return Candidate(mid, props["label"], props, vectors, lexical, set(sources))
 
 
 def as_queries(query: str | Sequence[str]) -> list[str]:

@@ -34,11 +34,13 @@ ZERO_TTL_S = 2.0
 
 @dataclass
 class Found:
-    """One raw hit: a node's id and label, and its cosine (vector) or score (full-text)."""
+    """One raw hit: a node's id and label, its cosine (vector) or score (full-text), and
+    what recall needs to rank it when the search brought it along (``recall_rows``)."""
 
     id: str
     label: str
     score: float
+    row: dict[str, Any] | None = None
 
 
 class Counts:
@@ -122,7 +124,7 @@ class Searcher:
                 hits = got.setdefault(todo[r["i"]], [])
                 if len(hits) < k:
                     cos = self.dialect.to_cosine(r["score"], exact=False)
-                    hits.append(Found(r["id"], label, cos))
+                    hits.append(Found(r["id"], label, cos, r["row"]))
             for i in todo:
                 results[i] = got.get(i, [])
             short = [i for i in todo if len(results[i]) < want]
@@ -149,18 +151,25 @@ class Searcher:
         return out
 
     def fulltext(self, run: Run, ns: str, label: str, text: str, k: int) -> list[Found]:
-        """Full-text hits of ``label`` in ``ns``; the query is reduced to plain words."""
+        """The ``k`` best full-text hits of ``label`` in ``ns``; the query is reduced to
+        plain words. The index is asked for enough hits to expect k of this namespace
+        (as for vectors), then wider while it gave as many as asked and too few were ours."""
         query = fulltext_query(text, self.settings.stem_language)
-        if not query or k <= 0 or self.counts.get(run, ns, label)[1] == 0:
+        total, have = self.counts.get(run, ns, label)
+        if not query or k <= 0 or have == 0:
             return []
-        rows = run(
-            "fulltext_search",
-            ns=ns,
-            index=self.dialect.fulltext_index_name(label),
-            query=query,
-            k=k,
-        )
-        return [Found(r["id"], label, float(r["score"])) for r in rows]
+        fetch = min(total, max(k, math.ceil(1.5 * k * total / have)))
+        while True:
+            index = self.dialect.fulltext_index_name(label)
+            rows = run("fulltext_search", ns=ns, index=index, query=query, fetch=fetch)
+            r = rows[0] if rows else {"ids": [], "scores": [], "rows": [], "seen": 0}  # no hit
+            mine = [
+                Found(mid, label, float(score), row)
+                for mid, score, row in zip(r["ids"], r["scores"], r["rows"], strict=True)
+            ]
+            if len(mine) >= min(k, have) or r["seen"] < fetch or fetch >= total:
+                return sorted(mine, key=lambda f: -f.score)[:k]
+            fetch = min(total, fetch * 4)
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:

@@ -136,12 +136,6 @@ class GraphSettings(BaseSettings):
         ge=0,
         description="Weight of the turn-with-its-predecessor view in the dense score.",
     )
-    vector_cache_size: int = Field(
-        default=50_000,
-        ge=0,
-        description="Memories whose vectors recall keeps in process (LRU; about 6 KB each "
-        "with views): fetching vectors is the slow part of a read.",
-    )
     walk_threshold: float = Field(
         default=0.02,
         gt=0,

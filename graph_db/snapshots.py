@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from graph_db.backends import Tx
 from graph_db.errors import SnapshotError
 from graph_db.text import check_ns
+from graph_db.vecpack import with_packed
 
 if TYPE_CHECKING:
     from graph_db.liquid_graph import LiquidGraph
@@ -112,9 +113,11 @@ def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> d
         tx.run("namespace_delete", ns=target)
         tx.run("namespace_touch", ns=target, now=now)
         for label, query in _CREATE.items():
-            # an entity's degree is counted again as its links are made
+            # an entity's degree is counted again as its links are made; the memories of
+            # schema-1 snapshots get their recall vectors packed
+            pack = (lambda p: p) if label == "Entity" else with_packed
             rows = [
-                {**{k: v for k, v in n["props"].items() if k != "degree"}, "ns": target}
+                {k: v for k, v in pack(n["props"]).items() if k != "degree"} | {"ns": target}
                 for n in nodes
                 if n["label"] == label
             ]

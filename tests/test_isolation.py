@@ -69,3 +69,25 @@ def test_a_big_tenant_does_not_starve_a_small_ones_top_k(graph, embedder):
         graph.search_engine.settings = graph.settings
     assert {h.memory.id for h in hits} == set(mine)
     graph.forget_namespace(big)
+
+
+def test_full_text_search_is_bounded_yet_finds_a_tenants_weaker_hits(graph):
+    """The full-text index is asked for a bounded number of hits (unbounded, common terms
+    exhausted the engine's heap at 100k memories); when another tenant's stronger hits fill
+    that window, it is asked again, wider, until this tenant's hits are found."""
+    big, mid = f"iso-big-{uuid.uuid4().hex[:8]}", f"iso-mid-{uuid.uuid4().hex[:8]}"
+    graph.add_episodes(big, ["apple apple apple pie"] * 300)
+    filler = [f"we walked along the river on day {i}" for i in range(60)]
+    weak = [f"on day {i} of the long trip by the sea we ate an apple" for i in range(4)]
+    mine = graph.add_episodes(mid, [*filler, *weak])[-4:]
+    calls: list[int] = []
+
+    def run(name, **params):
+        calls.append(params["fetch"])
+        return graph.backend.read(name, **params)
+
+    hits = graph.search_engine.fulltext(run, mid, "Episode", "apple", 4)
+    assert {h.id for h in hits} == set(mine)
+    assert calls[0] < 300 < calls[-1]  # bounded at first, widened after
+    graph.forget_namespace(big)
+    graph.forget_namespace(mid)

@@ -31,7 +31,11 @@ class Tx:
         self._dialect = dialect
 
     def run(self, name: str, **params: Any) -> Rows:
-        return self._tx.run(cypher.query(name, self._dialect.name), params).data()
+        # records are tuples: zipped with the keys, not .data() (queries return plain
+        # values and maps, and .data() walks each value; a third of a recall's client time)
+        result = self._tx.run(cypher.query(name, self._dialect.name), params)
+        keys = result.keys()
+        return [dict(zip(keys, tuple.__iter__(r), strict=True)) for r in result]
 
 
 class GraphBackend:

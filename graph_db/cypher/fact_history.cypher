@@ -1,6 +1,6 @@
 // Every value a subject's predicate has had, current or superseded, oldest first.
 MATCH (f:Fact {subject_key: $subject_key})
 WHERE f.ns = $ns AND f.predicate = $predicate
-RETURN f {.*, embedding: null, views: null, ctx_embedding: null, terms: null} AS memory,
+RETURN f {.*, embedding: null, vecs: null, terms: null} AS memory,
        labels(f)[0] AS label
 ORDER BY f.valid_from, f.created_at

@@ -1,7 +1,11 @@
-// Full-text hits of one label as ids and scores; global index, filtered to the namespace.
-CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score
-WITH node, score
-WHERE node.ns = $ns
-RETURN node.id AS id, score
-ORDER BY score DESC
-LIMIT $k
+// The namespace's hits among the $fetch best full-text hits of one label (global index), with
+// what recall needs to rank them, and how many hits were seen in all. Bounded: common terms match most of a big store,
+// and unbounded hits exhausted the engine's heap at 100k memories. The caller asks again,
+// wider, when the index gave all it was asked for but too few were of this namespace.
+// (Parallel lists: collect skips the nulls of other namespaces in both alike.)
+CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node, score
+RETURN collect(CASE WHEN node.ns = $ns THEN node.id END) AS ids,
+       collect(CASE WHEN node.ns = $ns THEN score END) AS scores,
+       collect(CASE WHEN node.ns = $ns THEN node {.valid_from, .valid_to, .ts, .created_at,
+         .importance, .last_access, .vecs, label: labels(node)[0]} END) AS rows,
+       count(*) AS seen

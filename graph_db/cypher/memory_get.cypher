@@ -7,5 +7,5 @@ WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
 RETURN m {.*, embedding: CASE WHEN $with_embedding THEN m.embedding ELSE null END,
-          views: null, ctx_embedding: null, terms: null} AS memory,
+          vecs: null, terms: null} AS memory,
        labels(m)[0] AS label

@@ -8,5 +8,5 @@ WITH n
 ORDER BY n.created_at DESC, n.id
 SKIP $offset
 LIMIT $limit
-RETURN n {.*, embedding: null, views: null, ctx_embedding: null, terms: null} AS memory,
+RETURN n {.*, embedding: null, vecs: null, terms: null} AS memory,
        labels(n)[0] AS label

@@ -6,5 +6,5 @@ WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
 SET m += $props
-RETURN m {.*, embedding: null, views: null, ctx_embedding: null, terms: null} AS memory,
+RETURN m {.*, embedding: null, vecs: null, terms: null} AS memory,
        labels(m)[0] AS label

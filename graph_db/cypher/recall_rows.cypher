@@ -1,6 +1,7 @@
-// What recall needs to score and filter its candidates, by id: named properties only (a
-// map projection of every property would also read the vectors, the slow part). The few
-// memories returned are then fetched whole with memory_get.
+// What recall needs to rank and filter memories, by id, for those its searches and walk
+// steps did not bring with them: named properties only (a map projection of every property
+// would also read the float lists, the slow part; the vectors come packed in one string, see
+// graph_db/vecpack.py). The few memories returned are then fetched whole with memory_get.
 UNWIND $ids AS id
 OPTIONAL MATCH (e:Episode {id: id})
 WHERE e.ns = $ns
@@ -8,6 +9,5 @@ OPTIONAL MATCH (f:Fact {id: id})
 WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
-RETURN m.id AS id, labels(m)[0] AS label, m.text AS text, m.session_id AS session_id,
-       m.ts AS ts, m.created_at AS created_at, m.valid_from AS valid_from,
-       m.valid_to AS valid_to, m.importance AS importance, m.last_access AS last_access
+RETURN m.id AS id, m {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
+                      label: labels(m)[0]} AS row

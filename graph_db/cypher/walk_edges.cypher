@@ -1,5 +1,6 @@
 // One step of the recall walk: the memories next to each of $ids over liquid (ASSOC) and
-// structural (NEXT, DERIVED_FROM) edges, with what the caller needs to weigh the edge.
+// structural (NEXT, DERIVED_FROM) edges, with what the caller needs to weigh the edge and
+// to rank the memory reached (row).
 UNWIND $ids AS id
 OPTIONAL MATCH (e:Episode {id: id})
 WHERE e.ns = $ns
@@ -10,4 +11,6 @@ WHERE m IS NOT NULL
 MATCH (m)-[r:ASSOC|NEXT|DERIVED_FROM]-(o)
 WHERE o.ns = $ns
 RETURN id AS source, o.id AS id, type(r) AS edge, r.w AS w, r.w_at AS w_at,
-       r.fired_at AS fired_at, coalesce(r.permanent, false) AS permanent
+       r.fired_at AS fired_at, coalesce(r.permanent, false) AS permanent,
+       o {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
+          label: labels(o)[0]} AS row

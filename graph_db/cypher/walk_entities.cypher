@@ -11,4 +11,6 @@ MATCH (m)-[:MENTIONS|ABOUT]->(en:Entity)
 WHERE en.ns = $ns AND coalesce(en.degree, 0) <= $max_degree
 MATCH (en)<-[:MENTIONS|ABOUT]-(o)
 WHERE o.ns = $ns AND o.id <> id
-RETURN id AS source, o.id AS id, en.id AS entity, coalesce(en.degree, 1) AS degree
+RETURN id AS source, o.id AS id, en.id AS entity, coalesce(en.degree, 1) AS degree,
+       o {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
+          label: labels(o)[0]} AS row
