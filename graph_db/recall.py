@@ -4,7 +4,8 @@
    label and per query.
 2. Relevance: each candidate is scored against each query by a dense score (the best of
    its own vector and its per-sentence views, plus its in-context view) and the full-text
-   score, both z-normalised over the candidates; relevance = exp(score - best), in (0, 1].
+   score, both z-normalised over the candidates, plus a length prior (w log(1 + content
+   words)); relevance = exp(score - best), in (0, 1].
 3. Anchors: m candidates chosen greedily for relevance and for how well they cover the
    candidate set (facility location, the seeds' "convex hull" idea).
 4. Walk: from each anchor over ASSOC (decayed weight), NEXT, DERIVED_FROM and (first
@@ -128,6 +129,8 @@ class Recaller:
             stats = _ZStats.of(dense, lex)
         z = (dense - stats.dense_mu) / stats.dense_sd
         z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
+        words = np.array([float(c.props.get("n_terms") or 0) for c in cands])
+        z += self.settings.recall_length_prior * np.log1p(words)[:, None]
         best = z.max(axis=1)
         if stats.top is None:
             stats.top = float(best.max())

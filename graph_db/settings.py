@@ -167,6 +167,13 @@ class GraphSettings(BaseSettings):
     rank_recency_weight: float = Field(
         default=0.02, ge=0, description="Weight of recent access in the final ranking."
     )
+    recall_length_prior: float = Field(
+        default=0.75,
+        ge=0,
+        description="A document-length prior: relevance x (1 + content words)^w. Longer "
+        "memories carry more to ask about; short phatic turns ('Hey Mel, how are you?') match "
+        "a question by the names in it and are rarely what was asked for.",
+    )
 
     # --- plasticity and decay ------------------------------------------------------
     cofire_anchors: int = Field(

@@ -9,7 +9,7 @@ import math
 import pytest
 from test_dynamics_cypher import _clear_assoc, _link, _weights
 
-from graph_db import InvalidInputError
+from graph_db import GraphSettings, InvalidInputError
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
 from graph_db.reconcile import Verdict
 
@@ -67,6 +67,37 @@ def test_single_shot_vector_mode_ranks_by_cosine_only(graph, ns):
     assert all(not h.path for h in hits)
     with pytest.raises(InvalidInputError):
         graph.recall(ns, "x", mode="telepathy")
+
+
+def test_the_length_prior_scales_relevance_by_content_words(graph, ns):
+    """relevance x (1 + content words)^w: two candidates' relevance ratio changes by
+    exactly ((1 + n_a) / (1 + n_b))^w when the prior is switched on."""
+    ids = _turns(
+        graph,
+        ns,
+        [
+            ("ann", "Hey Mel!"),
+            ("mel", "I ran the Boston marathon last week and finished in under four hours"),
+            ("ann", "Taxes are due in April"),
+        ],
+    )
+    words = {
+        r["id"]: r["row"]["n_terms"] for r in graph.backend.read("recall_rows", ns=ns, ids=ids)
+    }
+    assert words[ids[0]] == 3 and words[ids[1]] == 10  # stemmed, no stop words, speaker in
+
+    def relevance(w):
+        graph.settings.recall_length_prior = w
+        hits = graph.recall(ns, "What did Mel do last week?", k=3, fire=False)
+        return {h.id: h.relevance for h in hits}
+
+    try:
+        off, on = relevance(0.0), relevance(0.75)
+    finally:
+        graph.settings.recall_length_prior = GraphSettings().recall_length_prior
+    a, b = ids[1], ids[0]
+    expected = (off[a] / off[b]) * ((1 + words[a]) / (1 + words[b])) ** 0.75
+    assert on[a] / on[b] == pytest.approx(expected, rel=1e-6)
 
 
 def test_recall_never_crosses_namespaces(graph, ns):

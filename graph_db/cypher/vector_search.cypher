@@ -8,5 +8,5 @@ WITH i, node, score
 WHERE node.ns = $ns
 RETURN i, node.id AS id, score,
        node {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
-             label: labels(node)[0]} AS row
+             label: labels(node)[0], n_terms: size(split(coalesce(node.terms, ''), ' '))} AS row
 ORDER BY i, score DESC
