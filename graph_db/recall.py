@@ -5,14 +5,16 @@
 2. Relevance: each candidate is scored against each query by a dense score (the best of
    its own vector and its per-sentence views, plus its in-context view) and the full-text
    score, both z-normalised over the candidates, plus a length prior (w log(1 + content
-   words)); relevance = exp(score - best), in (0, 1].
+   words)) and a boost for a time near a date written in the query
+   (``graph_db.grounding``); relevance = exp(score - best), in (0, 1].
 3. Anchors: m candidates chosen greedily for relevance and for how well they cover the
    candidate set (facility location, the seeds' "convex hull" idea).
 4. Walk: from each anchor over ASSOC (decayed weight), NEXT, DERIVED_FROM and (first
    hop only) shared non-hub entities; activation = anchor relevance x product of edge
    weights, stopping under theta or at max depth.
-5. Rank by max(relevance, activation) plus small importance and recency terms; superseded
-   facts are hidden unless history or a past view (``as_of``) is asked for.
+5. Rank by max(relevance, activation), plus a boost for memories whose speaker the query
+   names, plus small importance and recency terms; superseded facts are hidden unless
+   history or a past view (``as_of``) is asked for.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
+from graph_db.grounding import Grounding
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
@@ -116,7 +119,11 @@ class Recaller:
 
     # -- 2. relevance ----------------------------------------------------------------------
     def score(
-        self, cands: list[Candidate], qv: np.ndarray, stats: _ZStats | None = None
+        self,
+        cands: list[Candidate],
+        qv: np.ndarray,
+        ground: Grounding,
+        stats: _ZStats | None = None,
     ) -> _ZStats:
         """Set relevance and similarity of ``cands``; z-statistics come from them unless
         given (walked memories are scored on the candidates' scale)."""
@@ -131,6 +138,8 @@ class Recaller:
         z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
         words = np.array([float(c.props.get("n_terms") or 0) for c in cands])
         z += self.settings.recall_length_prior * np.log1p(words)[:, None]
+        when = self.settings.recall_time_weight
+        z += np.array([ground.time_boosts(c.props, when) for c in cands])
         best = z.max(axis=1)
         if stats.top is None:
             stats.top = float(best.max())
@@ -242,18 +251,21 @@ class Recaller:
     ) -> tuple[list[Recalled], list[str]]:
         """The top ``k`` memories, and the ids of the anchors (for co-firing)."""
         now = time.time()
+        ground = Grounding.of(queries)
         cands = self.candidates(ns, queries, qv, labels, lexical=(mode == "walk"))
         keep = [c for c in cands.values() if visible(c.props, as_of, history)]
         if mode == "vector":
-            self.score(keep, qv)
+            self.score(keep, qv, ground)
             ranked = sorted(keep, key=lambda c: -(c.similarity or -2.0))[:k]
             for c in ranked:
                 c.relevance = c.similarity or 0.0
             return self._results(ns, [(c.relevance, c, False) for c in ranked]), []
-        stats = self.score(keep, qv)
+        stats = self.score(keep, qv, ground)
         anchors = self.anchors(keep, self.settings.recall_anchors)
         rels = sorted((c.relevance for c in keep), reverse=True)
         margin = self.settings.rank_importance_weight + self.settings.rank_recency_weight
+        if any(ground.names):  # the most a walked memory's rank can gain on its relevance
+            margin += self.settings.recall_speaker_weight
         floor = rels[k - 1] - margin if len(rels) >= k else 0.0
         reached, rows = self.walk(ns, anchors, now, floor)
         rows = {mid: rows[mid] for mid in reached if mid not in cands and mid in rows}
@@ -264,7 +276,7 @@ class Recaller:
             for mid, row in rows.items()
             if visible(row, as_of, history) and row["label"] in labels
         ]
-        self.score(extra, qv, stats)
+        self.score(extra, qv, ground, stats)
         pool = {c.id: c for c in [*keep, *extra]}
         anchor_ids = {a.id for a in anchors}
         for mid, (act, path) in reached.items():
@@ -273,14 +285,16 @@ class Recaller:
                 c.activation, c.path = act, path
                 if path:
                     c.sources.add("walk")
-        scored = [(self._final(c, now), c) for c in pool.values()]
+        scored = [(self._final(c, now, ground), c) for c in pool.values()]
         scored.sort(key=lambda t: -t[0])
         top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
         return self._results(ns, top), [a.id for a in anchors]
 
-    def _final(self, c: Candidate, now: float) -> float:
+    def _final(self, c: Candidate, now: float, ground: Grounding) -> float:
         s = self.settings
         base = max(c.relevance, c.activation)
+        if ground.names_speaker(c.props):
+            base += s.recall_speaker_weight
         importance = float(c.props.get("importance") or 0.0)
         last = c.props.get("last_access") or c.props.get("created_at") or now
         recency = math.exp(-max(0.0, now - last) / (30 * DAY_S))

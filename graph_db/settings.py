@@ -167,6 +167,18 @@ class GraphSettings(BaseSettings):
     rank_recency_weight: float = Field(
         default=0.02, ge=0, description="Weight of recent access in the final ranking."
     )
+    recall_speaker_weight: float = Field(
+        default=0.3,
+        ge=0,
+        description="Added to the final score of a memory whose speaker, or a fact's subject, "
+        "is named in the query ('What did Nate cook?'); relevance is at most 1.",
+    )
+    recall_time_weight: float = Field(
+        default=1.5,
+        ge=0,
+        description="Boost (in candidate standard deviations) for a memory whose time is near "
+        "a calendar date written in the query ('... on 9 November, 2022?').",
+    )
     recall_length_prior: float = Field(
         default=0.75,
         ge=0,

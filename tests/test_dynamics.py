@@ -5,6 +5,7 @@ death, capacity, births), reconciliation (winner, history, as_of, learned cardin
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import pytest
 from test_dynamics_cypher import _clear_assoc, _link, _weights
@@ -98,6 +99,33 @@ def test_the_length_prior_scales_relevance_by_content_words(graph, ns):
     a, b = ids[1], ids[0]
     expected = (off[a] / off[b]) * ((1 + words[a]) / (1 + words[b])) ** 0.75
     assert on[a] / on[b] == pytest.approx(expected, rel=1e-6)
+
+
+def test_recall_grounds_a_query_in_who_and_when(graph, ns):
+    """A speaker named in the query adds recall_speaker_weight to the final score; a date
+    written in it lifts the memories of that day above the same words on another day."""
+    day = datetime(2022, 11, 9, tzinfo=UTC).timestamp()
+    rows = [
+        {"text": "I made coconut ice cream", "speaker": "Nate", "session_id": "a", "ts": day},
+        {"text": "I made coconut ice cream", "speaker": "Joanna", "session_id": "b", "ts": day},
+        {"text": "I made coconut ice cream", "speaker": "Joanna", "session_id": "c", "ts": T0},
+    ]
+    nate, joanna, joanna_before = graph.add_episodes(ns, rows)
+    hits = {h.id: h for h in graph.recall(ns, "What did Nate make?", k=3, fire=False)}
+    assert set(hits) == {nate, joanna, joanna_before}
+
+    def bonus(h):
+        return h.score - max(h.relevance, h.activation)
+
+    w = graph.settings.recall_speaker_weight
+    assert bonus(hits[nate]) - bonus(hits[joanna]) == pytest.approx(w, abs=1e-6)
+    dated = {
+        h.id: h for h in graph.recall(ns, "What was made on 9 November, 2022?", k=3, fire=False)
+    }
+    # the same words by the same speaker: relevance differs by the time boost alone
+    lift = math.exp(graph.settings.recall_time_weight)  # on the day vs. a year off
+    ratio = dated[joanna].relevance / dated[joanna_before].relevance
+    assert ratio == pytest.approx(lift, rel=1e-3)
 
 
 def test_recall_never_crosses_namespaces(graph, ns):

@@ -8,6 +8,6 @@ CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node, s
 RETURN collect(CASE WHEN node.ns = $ns THEN node.id END) AS ids,
        collect(CASE WHEN node.ns = $ns THEN score END) AS scores,
        collect(CASE WHEN node.ns = $ns THEN node {.valid_from, .valid_to, .ts, .created_at,
-         .importance, .last_access, .vecs, label: labels(node)[0],
+         .speaker, .subject, .importance, .last_access, .vecs, label: labels(node)[0],
          n_terms: size(split(coalesce(node.terms, ''), ' '))} END) AS rows,
        count(*) AS seen

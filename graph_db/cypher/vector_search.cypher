@@ -7,6 +7,7 @@ CALL db.index.vector.queryNodes($index, $fetch, $vectors[i]) YIELD node, score
 WITH i, node, score
 WHERE node.ns = $ns
 RETURN i, node.id AS id, score,
-       node {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
-             label: labels(node)[0], n_terms: size(split(coalesce(node.terms, ''), ' '))} AS row
+       node {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+             .last_access, .vecs, label: labels(node)[0],
+             n_terms: size(split(coalesce(node.terms, ''), ' '))} AS row
 ORDER BY i, score DESC

@@ -12,5 +12,6 @@ MATCH (m)-[r:ASSOC|NEXT|DERIVED_FROM]-(o)
 WHERE o.ns = $ns
 RETURN id AS source, o.id AS id, type(r) AS edge, r.w AS w, r.w_at AS w_at,
        r.fired_at AS fired_at, coalesce(r.permanent, false) AS permanent,
-       o {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
-          label: labels(o)[0], n_terms: size(split(coalesce(o.terms, ''), ' '))} AS row
+       o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+          .last_access, .vecs, label: labels(o)[0],
+          n_terms: size(split(coalesce(o.terms, ''), ' '))} AS row

@@ -12,5 +12,6 @@ WHERE en.ns = $ns AND coalesce(en.degree, 0) <= $max_degree
 MATCH (en)<-[:MENTIONS|ABOUT]-(o)
 WHERE o.ns = $ns AND o.id <> id
 RETURN id AS source, o.id AS id, en.id AS entity, coalesce(en.degree, 1) AS degree,
-       o {.valid_from, .valid_to, .ts, .created_at, .importance, .last_access, .vecs,
-          label: labels(o)[0], n_terms: size(split(coalesce(o.terms, ''), ' '))} AS row
+       o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+          .last_access, .vecs, label: labels(o)[0],
+          n_terms: size(split(coalesce(o.terms, ''), ' '))} AS row

@@ -1,0 +1,118 @@
+"""What a query says about *who* and *when*: names and calendar dates in its text.
+
+A question like "What did Nate cook on 9 November, 2022?" is about what Nate said, around
+that day. Similarity alone misses both: a name is one word among many, and a date in the
+question is rarely written in the turn it points to (turns carry their time as ``ts``).
+Recall turns these into soft boosts, never filters (a wrong guess costs a little rank, not the
+memory): a time near a date in the query raises relevance (``recall_time_weight``), a speaker
+named in it raises the final score (``recall_speaker_weight``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+DAY_S = 86_400.0
+MONTHS = [
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+]  # fmt: skip
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"  # fmt: skip
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"(\d{4})"
+#: (pattern, groups as (day, month, year) positions, spread in days)
+_FORMS = [
+    (re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\.?,?\s+{_YEAR}\b", re.I), (1, 2, 3), 3.0),
+    (re.compile(rf"\b{_MONTH}\.?\s+{_DAY},?\s+{_YEAR}\b", re.I), (2, 1, 3), 3.0),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), (3, 2, 1), 3.0),
+    (re.compile(rf"\b{_MONTH}\.?,?\s+(?:of\s+)?{_YEAR}\b", re.I), (0, 1, 2), 20.0),
+]
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """The names and dates of each query of a recall."""
+
+    names: list[set[str]]
+    dates: list[list[tuple[float, float]]]
+
+    @classmethod
+    def of(cls, queries: Sequence[str]) -> Grounding:
+        return cls([names_in(q) for q in queries], [query_dates(q) for q in queries])
+
+    def names_speaker(self, props: Mapping[str, Any]) -> bool:
+        """Whether a query names the memory's speaker (or a fact's subject)."""
+        name = props.get("speaker") or props.get("subject")
+        return any(is_named(name, names) for names in self.names)
+
+    def time_boosts(self, props: Mapping[str, Any], weight: float) -> list[float]:
+        """Per query: ``weight`` x closeness of the memory's time to a date written in it
+        (exp(-distance / spread); 0 without a date)."""
+        t = props.get("ts", props.get("valid_from"))
+        return [
+            weight * max(math.exp(-abs(t - d) / spread) for d, spread in dates)
+            if weight and dates and t is not None
+            else 0.0
+            for dates in self.dates
+        ]
+
+
+def query_dates(text: str) -> list[tuple[float, float]]:
+    """Calendar dates written in ``text`` as (epoch seconds, spread in seconds): a day is
+    spread over ~3 days, a month over ~20 days around its middle. Dates without a year
+    ("in June") are left out: which June is a guess."""
+    found: list[tuple[float, float]] = []
+    taken: list[tuple[int, int]] = []  # spans already read as a more precise form
+    for pattern, (d, m, y), spread in _FORMS:
+        for match in pattern.finditer(text):
+            if any(a <= match.start() < b for a, b in taken):
+                continue
+            when = _date(match, d, m, y)
+            if when is not None:
+                found.append((when.timestamp(), spread * DAY_S))
+                taken.append(match.span())
+    return found
+
+
+def _date(match: re.Match[str], d: int, m: int, y: int) -> datetime | None:
+    month_text = match.group(m)
+    if month_text.isdigit():
+        month = int(month_text)
+    else:
+        month = next(i for i, name in enumerate(MONTHS, 1) if name.startswith(month_text.lower()))
+    day = int(match.group(d)) if d else 15
+    try:
+        return datetime(int(match.group(y)), month, day, tzinfo=UTC)
+    except ValueError:  # "31 February"
+        return None
+
+
+def names_in(text: str) -> set[str]:
+    """Capitalised words of ``text`` (lower-cased, "Nate's" -> "nate"): the names a
+    question may be about."""
+    return {w.lower() for w in re.findall(r"\b[A-Z][A-Za-z-]+", text)} - _NOT_NAMES
+
+
+def is_named(name: str | None, names: set[str]) -> bool:
+    """Whether a memory's speaker or subject ``name`` is named in the query: its first word
+    (a given name; "Nate" for "Nate Smith") is among the query's capitalised words."""
+    if not name:
+        return False
+    first = re.split(r"[\s']+", name.strip().lower(), maxsplit=1)[0]
+    return bool(first) and first in names
+
+
+# sentence-initial and question words, months and days: capitalised without being names
+_NOT_NAMES = set(MONTHS) | {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "what", "when", "where", "who", "whom", "whose", "why", "which", "how", "is", "are",
+    "was", "were", "do", "does", "did", "can", "could", "would", "should", "will", "has",
+    "have", "had", "the", "a", "an", "in", "on", "at", "i", "my", "me", "we", "our", "you",
+    "your", "tell", "list", "name", "describe", "if", "after", "before", "since",
+}  # fmt: skip

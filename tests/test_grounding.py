@@ -1,0 +1,53 @@
+"""Names and dates read from a query (graph_db/grounding.py)."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import pytest
+
+from graph_db.grounding import DAY_S, Grounding, is_named, names_in, query_dates
+
+
+def _day(y: int, m: int, d: int) -> float:
+    return datetime(y, m, d, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What did Nate cook on 9 November, 2022?", [(_day(2022, 11, 9), 3)]),
+        ("as mentioned on 3rd of June 2023", [(_day(2023, 6, 3), 3)]),
+        ("Was it May 7th, 2023 or 2023-05-08?", [(_day(2023, 5, 7), 3), (_day(2023, 5, 8), 3)]),
+        ("What did Maria do in July 2023?", [(_day(2023, 7, 15), 20)]),
+        ("Sept. 2021 was busy", [(_day(2021, 9, 15), 20)]),
+        ("When did Melanie go camping in June?", []),  # which June: left out
+        ("I may go on 31 February, 2023", [(_day(2023, 2, 15), 20)]),  # no such day: the month
+        ("He scored 12 goals in 2023", []),
+    ],
+)
+def test_query_dates(text, expected):
+    assert query_dates(text) == [(t, days * DAY_S) for t, days in expected]
+
+
+def test_names_are_capitalised_words_less_question_words_months_and_days():
+    assert names_in("What is Nate's favorite game, and did Joanna play on Monday in May?") == {
+        "nate",
+        "joanna",
+    }
+    assert is_named("Nate Smith", {"nate"}) and not is_named("Joanna", {"nate"})
+    assert not is_named(None, {"nate"}) and not is_named("", {"nate"})
+
+
+def test_time_boosts_per_query_and_the_speaker_named_in_any():
+    ground = Grounding.of(["What did Nate do on 9 November, 2022?", "Anything else?"])
+    day = _day(2022, 11, 9)
+    assert ground.time_boosts({"ts": day}, 1.5) == [pytest.approx(1.5), 0.0]
+    a_week_on = ground.time_boosts({"ts": day + 7 * DAY_S}, 1.0)
+    assert a_week_on[0] == pytest.approx(math.exp(-7 / 3))
+    assert ground.time_boosts({"valid_from": day}, 1.0)[0] == pytest.approx(1.0)  # a fact
+    assert ground.time_boosts({"ts": None}, 1.0) == [0.0, 0.0]
+    assert ground.names_speaker({"speaker": "Nate"})
+    assert ground.names_speaker({"subject": "Nate Smith"})
+    assert not ground.names_speaker({"speaker": "Joanna"})
