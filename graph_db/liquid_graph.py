@@ -78,7 +78,7 @@ class LiquidGraph:
         except BaseException:
             self.backend.close()
             raise
-        self.search_engine = Searcher(self.backend.dialect, self.settings)
+        self.search_engine = Searcher(self.backend.dialect, self.settings, self.backend.read)
         self._known_ns: set[str] = set()
         self._engram = Engram(
             self.backend, self.embedder, self.search_engine, self.settings, self._after_write

@@ -10,7 +10,9 @@ are found or the index is exhausted.
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ EXACT_QUERY = {
     "Entity": "vector_exact_entity",
 }
 RRF_K = 60
+log = logging.getLogger(__name__)
 ZERO_TTL_S = 2.0
 
 
@@ -48,13 +51,18 @@ class Counts:
 
     They only steer how widely the index is asked. This process's own writes adjust
     them (``add``); other processes' writes show after ``ttl_s``, or ``ZERO_TTL_S`` for a
-    label the namespace had none of (a first write elsewhere shows quickly).
+    label the namespace had none of (a first write elsewhere shows quickly). Counting is a
+    scan (seconds at 100k memories), so given ``read``, an expired count is served while a
+    background thread counts again; only a first count, or a zero, waits.
     """
 
-    def __init__(self, ttl_s: float = 30.0) -> None:
+    def __init__(self, ttl_s: float = 30.0, read: Run | None = None) -> None:
         self.ttl_s = ttl_s
+        self.read = read
         self._totals: tuple[float, dict[str, int]] | None = None
         self._ns: dict[str, tuple[float, dict[str, int]]] = {}
+        self._lock = threading.Lock()
+        self._counting: set[str | None] = set()  # namespaces (None: totals) being recounted
 
     def invalidate(self, ns: str | None = None) -> None:
         self._totals = None
@@ -75,22 +83,50 @@ class Counts:
         cached = self._ns.get(ns)
         ttl = self.ttl_s if cached is not None and cached[1].get(label) else ZERO_TTL_S
         if cached is None or now - cached[0] > ttl:
-            rows = run("stats_nodes", ns=ns)
-            cached = self._ns[ns] = (now, {r["label"]: int(r["count"]) for r in rows})
+            self._count(run, ns, wait=cached is None or not cached[1].get(label))
         if self._totals is None or now - self._totals[0] > self.ttl_s:
-            rows = run("label_totals")
-            self._totals = (now, {r["label"]: int(r["total"]) for r in rows})
-        have = cached[1].get(label, 0)
-        return max(self._totals[1].get(label, 0), have, 1), have
+            self._count(run, None, wait=self._totals is None)
+        have = self._ns[ns][1].get(label, 0)
+        return max(self._totals[1].get(label, 0), have, 1), have  # type: ignore[index]
+
+    def _count(self, run: Run, ns: str | None, wait: bool) -> None:
+        """Count the nodes of ``ns`` (None: of every namespace), now or in the background."""
+
+        def count(run: Run) -> None:
+            if ns is None:
+                rows = run("label_totals")
+                self._totals = (time.monotonic(), {r["label"]: int(r["total"]) for r in rows})
+            else:
+                rows = run("stats_nodes", ns=ns)
+                self._ns[ns] = (time.monotonic(), {r["label"]: int(r["count"]) for r in rows})
+
+        if wait or self.read is None:
+            count(run)
+            return
+        with self._lock:
+            if ns in self._counting:
+                return
+            self._counting.add(ns)
+
+        def background(read: Run) -> None:
+            try:
+                count(read)
+            except Exception:  # the stale count stays; the next expiry tries again
+                log.debug("recounting %s failed", ns, exc_info=True)
+            finally:
+                with self._lock:
+                    self._counting.discard(ns)
+
+        threading.Thread(target=background, args=(self.read,), daemon=True).start()
 
 
 class Searcher:
     """Nearest-neighbour and full-text search for one store."""
 
-    def __init__(self, dialect: Dialect, settings: GraphSettings) -> None:
+    def __init__(self, dialect: Dialect, settings: GraphSettings, read: Run | None = None) -> None:
         self.dialect = dialect
         self.settings = settings
-        self.counts = Counts()
+        self.counts = Counts(read=read)
 
     def nearest(
         self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int

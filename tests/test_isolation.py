@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 
 import pytest
 
-from graph_db import NotFoundError, UnknownNamespaceError
+from graph_db import NotFoundError, UnknownNamespaceError, search
 
 
 def test_memories_of_a_never_come_back_for_b(graph):
@@ -91,3 +93,37 @@ def test_full_text_search_is_bounded_yet_finds_a_tenants_weaker_hits(graph):
     assert calls[0] < 300 < calls[-1]  # bounded at first, widened after
     graph.forget_namespace(big)
     graph.forget_namespace(mid)
+
+
+def test_an_expired_count_is_served_while_it_is_counted_again(monkeypatch):
+    """Counting a label is a scan (seconds at 100k): a recall must not wait for it once a
+    count is known; a first count, and a zero (a first write elsewhere), are waited for."""
+    monkeypatch.setattr(search, "ZERO_TTL_S", 0.0)
+    rows = {"stats_nodes": {"label": "Episode", "count": 5}, "label_totals": {}}
+    rows["label_totals"] = {"label": "Episode", "total": 50}
+    release, calls = threading.Event(), []
+
+    def run(name, **params):
+        calls.append(("caller", name))
+        return [rows[name]]
+
+    def slow_read(name, **params):
+        calls.append(("background", name))
+        release.wait(10)
+        return [{**rows[name], "count": 7, "total": 70}]
+
+    counts = search.Counts(ttl_s=60.0, read=slow_read)
+    assert counts.get(run, "a", "Episode") == (50, 5)
+    assert calls == [("caller", "stats_nodes"), ("caller", "label_totals")]
+    counts.ttl_s = 0.0  # both counts expire
+    time.sleep(0.01)
+    assert counts.get(run, "a", "Episode") == (50, 5)  # the stale counts, at once
+    counts.ttl_s = 60.0
+    assert sorted(calls[2:]) == [("background", "label_totals"), ("background", "stats_nodes")]
+    release.set()
+    while counts._counting:
+        time.sleep(0.01)
+    assert counts.get(run, "a", "Episode") == (70, 7)
+    assert len(calls) == 4  # no more counting
+    assert counts.get(run, "a", "Fact") == (1, 0)  # none of them: counted again, waited for
+    assert calls[-1] == ("caller", "stats_nodes")
