@@ -1,6 +1,6 @@
 """The numbers of the liquid edges, in one place: lazy decay and the Hebbian rule.
 
-The Cypher library (hebbian_update, decay_sweep, edges_prune) computes the same
+The Cypher library (hebbian_update, decay_prune) computes the same
 formulas server-side; these are what the walk and the tests use on the Python side.
 """
 

@@ -1,18 +1,18 @@
 """``maintain(ns)``: decay, prune, consolidate and forget, in batches.
 
 One pass, in this order (each step batched so no transaction grows with the graph):
-1. decay sweep: lazy decay materialised on edges not touched since the pass began;
-2. prune: non-permanent ASSOC edges under ``w_min`` deleted;
-3. births (triadic closure): two memories with enough strong common neighbours get an edge;
-4. k-core decomposition of the ASSOC graph: the edge list is read once and peeled in
+1. decay and prune, one page of memories at a time (one pass over the edges): lazy decay
+   materialised, and non-permanent ASSOC edges left under ``w_min`` deleted;
+2. births (triadic closure): two memories with enough strong common neighbours get an edge;
+3. k-core decomposition of the ASSOC graph: the edge list is read once and peeled in
    Python (linear time; peeling in Cypher rescans every memory per round and does not
    scale);
-5. vitals: importance recomputed (see ``memory_vitals.cypher`` for the formula); the
+4. vitals: importance recomputed (see ``memory_vitals.cypher`` for the formula); the
    innermost cores (at most ``protect_share`` of the memories, k >= ``core_protect``)
    consolidated and protected; memories without any edge weakened;
-6. death: periphery (core <= ``forget_core``), importance under ``forget_importance``, not
+5. death: periphery (core <= ``forget_core``), importance under ``forget_importance``, not
    accessed for ``grace_days``, not protected, not permanent -> forgotten with their edges;
-7. capacity: above ``capacity`` memories, the least important unprotected ones go.
+6. capacity: above ``capacity`` memories, the least important unprotected ones go.
 """
 
 from __future__ import annotations
@@ -64,14 +64,24 @@ class Maintainer:
         self.backend = backend
         self.settings = settings
 
-    def _loop(self, name: str, key: str, **params: Any) -> int:
-        """Run a batched query until a batch comes back short; total of ``key``."""
-        total, batch = 0, self.settings.maintain_batch
-        while True:
-            n = _first(self.backend.write(name, batch=batch, **params), key)
-            total += n
-            if n < batch:
-                return total
+    def decay_prune(self, ns: str, now: float, memories: int) -> tuple[int, int]:
+        """Decay materialised and weak edges pruned, one page of memories at a time (a
+        single pass: no page rescans the edges of another); (decayed, pruned)."""
+        s, decay = self.settings, DecayParams.of(self.settings).as_params()
+        decayed = pruned = 0
+        for skip in range(0, memories, s.maintain_batch):
+            rows = self.backend.write(
+                "decay_prune",
+                ns=ns,
+                skip=skip,
+                page=s.maintain_batch,
+                now=now,
+                w_min=s.w_min,
+                **decay,
+            )
+            decayed += _first(rows, "decayed")
+            pruned += _first(rows, "pruned")
+        return decayed, pruned
 
     def kcore(self, ns: str) -> dict[str, int]:
         """Core number of every memory of ``ns`` over its ASSOC edges."""
@@ -100,16 +110,12 @@ class Maintainer:
         s = self.settings
         t0 = time.perf_counter()
         now = time.time() if now is None else now
-        decay = DecayParams.of(s).as_params()
         report = MaintenanceReport(
             ns=ns,
             nodes_before=self._count(ns, "memory_count", "memories"),
             edges_before=self._count(ns, "assoc_count", "edges"),
         )
-        report.decayed = self._loop("decay_sweep", "decayed", ns=ns, now=now, before=now, **decay)
-        report.pruned_edges = self._loop(
-            "edges_prune", "pruned", ns=ns, now=now, w_min=s.w_min, **decay
-        )
+        report.decayed, report.pruned_edges = self.decay_prune(ns, now, report.nodes_before)
         report.births = _first(
             self.backend.write(
                 "triadic_close",

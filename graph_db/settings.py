@@ -219,7 +219,12 @@ class GraphSettings(BaseSettings):
     )
 
     # --- maintenance -----------------------------------------------------------------
-    maintain_batch: int = Field(default=20_000, ge=1, description="Edges per sweep batch.")
+    maintain_batch: int = Field(
+        default=10_000,
+        ge=1,
+        description="Memories per page of the decay/prune pass (one transaction each), and "
+        "the most births or deaths in one maintenance pass.",
+    )
     grace_days: float = Field(
         default=90.0,
         ge=0,

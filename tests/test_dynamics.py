@@ -173,7 +173,7 @@ def test_reinforce_twice_then_decay_gives_the_expected_weight(graph, ns):
     )
     assert effective_weight(w, edge["w_at"], edge["fired_at"], edge["fired_at"] + 1, params) == w
     graph.backend.write(
-        "decay_sweep", ns=ns, now=later, before=later, batch=100, **params.as_params()
+        "decay_prune", ns=ns, now=later, w_min=0.0, skip=0, page=100, **params.as_params()
     )
     assert _weights(graph, ns)[frozenset((a, b))]["w"] == pytest.approx(expected)
     importance = graph.get(ns, a).properties["importance"]

@@ -61,7 +61,7 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
     w2 += 0.5 * (1 - w2)
     assert row["w"] == pytest.approx(w2) and row["permanent"] is False
     graph.backend.write(
-        "decay_sweep", ns=ns, now=30.0, before=30.0, decay=0.01, hold=0.0, batch=100
+        "decay_prune", ns=ns, now=30.0, decay=0.01, hold=0.0, w_min=0.0, skip=0, page=100
     )
     edge = _weights(graph, ns)[frozenset((a, b))]
     assert edge["w"] == pytest.approx(w2 * math.exp(-0.1))
@@ -94,13 +94,12 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     _clear_assoc(graph, ns)
     a, b, c, d = (ids[n] for n in "abcd")
     _link(graph, ns, [(a, b, 0.05, False), (c, d, 0.05, True), (a, c, 0.5, False)])
-    (row,) = graph.backend.write(
-        "edges_prune", ns=ns, now=0.0, decay=0.01, hold=0.0, w_min=0.1, batch=100
-    )
-    assert row["pruned"] == 1
+    prune = {"ns": ns, "decay": 0.01, "hold": 0.0, "w_min": 0.1, "skip": 0, "page": 100}
+    (row,) = graph.backend.write("decay_prune", now=0.0, **prune)
+    assert row["pruned"] == 1 and row["decayed"] == 2  # the permanent edge is not touched
     assert set(_weights(graph, ns)) == {frozenset((c, d)), frozenset((a, c))}
     # decayed under w_min by t=300: 0.5 * e^-3 = 0.025
-    graph.backend.write("edges_prune", ns=ns, now=300.0, decay=0.01, hold=0.0, w_min=0.1, batch=100)
+    graph.backend.write("decay_prune", now=300.0, **prune)
     assert set(_weights(graph, ns)) == {frozenset((c, d))}
 
 
