@@ -262,11 +262,13 @@ class Recaller:
             return self._results(ns, [(c.relevance, c, False) for c in ranked]), []
         stats = self.score(keep, qv, ground)
         anchors = self.anchors(keep, self.settings.recall_anchors)
-        rels = sorted((c.relevance for c in keep), reverse=True)
+        # the k-th final score before the walk bounds the one after it from below (a walk
+        # only raises scores); by its activation, a walked memory gains at most margin on it
+        finals = sorted((self._final(c, now, ground) for c in keep), reverse=True)
         margin = self.settings.rank_importance_weight + self.settings.rank_recency_weight
-        if any(ground.names):  # the most a walked memory's rank can gain on its relevance
+        if any(ground.names):
             margin += self.settings.recall_speaker_weight
-        floor = rels[k - 1] - margin if len(rels) >= k else 0.0
+        floor = finals[k - 1] - margin if len(finals) >= k else 0.0
         reached, rows = self.walk(ns, anchors, now, floor)
         rows = {mid: rows[mid] for mid in reached if mid not in cands and mid in rows}
         rows |= self._rows(ns, [mid for mid in reached if mid not in cands and mid not in rows])
