@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parent
 NS = "bench"
 USER = "Sam"
 FACT_SHARE = 0.2
-WARMUP = 5
+WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as a running store has
 ZIPF_S = 1.1
 GOALS = {
     "recall_p95_ms": {100_000: 20.0, 1_000_000: 50.0},
