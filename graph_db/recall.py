@@ -81,11 +81,11 @@ class Recaller:
         run, kp = self.backend.read, self.settings.recall_candidates
         # the searches are independent: run them side by side (the engine has cores too)
         vector = {
-            label: self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp)
+            label: self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
             for label in labels
         }
         full = {
-            (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp)
+            (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)
             for label in (labels if lexical else [])
             for qi, q in enumerate(queries)
         }

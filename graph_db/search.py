@@ -129,9 +129,10 @@ class Searcher:
         self.counts = Counts(read=read)
 
     def nearest(
-        self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int
+        self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int, rows: bool = False
     ) -> list[list[Found]]:
-        """The ``k`` nearest nodes of ``label`` in ``ns`` for each vector, best first."""
+        """The ``k`` nearest nodes of ``label`` in ``ns`` for each vector, best first; with
+        ``rows``, each hit brings what recall ranks it by (``Found.row``)."""
         n = len(vectors)
         if n == 0 or k <= 0:
             return [[] for _ in range(n)]
@@ -148,15 +149,16 @@ class Searcher:
         # enough hits to expect k of this namespace; a miss widens it below
         fetch = min(total, max(k, math.ceil(1.5 * k * total / have)))
         while todo:
-            rows = run(
+            found = run(
                 "vector_search",
                 ns=ns,
                 index=self.dialect.vector_index_name(label),
                 vectors=[vecs[i] for i in todo],
                 fetch=fetch,
+                with_rows=rows,
             )
             got: dict[int, list[Found]] = {}
-            for r in rows:  # ordered by i, score desc
+            for r in found:  # ordered by i, score desc
                 hits = got.setdefault(todo[r["i"]], [])
                 if len(hits) < k:
                     cos = self.dialect.to_cosine(r["score"], exact=False)
@@ -186,7 +188,9 @@ class Searcher:
             out[r["i"]].append(Found(r["id"], label, cos))
         return out
 
-    def fulltext(self, run: Run, ns: str, label: str, text: str, k: int) -> list[Found]:
+    def fulltext(
+        self, run: Run, ns: str, label: str, text: str, k: int, rows: bool = False
+    ) -> list[Found]:
         """The ``k`` best full-text hits of ``label`` in ``ns``; the query is reduced to
         plain words. The index is asked for enough hits to expect k of this namespace
         (as for vectors), then wider while it gave as many as asked and too few were ours."""
@@ -197,11 +201,15 @@ class Searcher:
         fetch = min(total, max(k, math.ceil(1.5 * k * total / have)))
         while True:
             index = self.dialect.fulltext_index_name(label)
-            rows = run("fulltext_search", ns=ns, index=index, query=query, fetch=fetch)
-            r = rows[0] if rows else {"ids": [], "scores": [], "rows": [], "seen": 0}  # no hit
+            got = run(
+                "fulltext_search", ns=ns, index=index, query=query, fetch=fetch, with_rows=rows
+            )
+            r = got[0] if got else {"ids": [], "scores": [], "rows": [], "seen": 0}  # no hit
             mine = [
                 Found(mid, label, float(score), row)
-                for mid, score, row in zip(r["ids"], r["scores"], r["rows"], strict=True)
+                for mid, score, row in zip(
+                    r["ids"], r["scores"], r["rows"] or [None] * len(r["ids"]), strict=True
+                )
             ]
             if len(mine) >= min(k, have) or r["seen"] < fetch or fetch >= total:
                 return sorted(mine, key=lambda f: -f.score)[:k]

@@ -1,5 +1,5 @@
-// Approximate nearest nodes of one label for each of $vectors: ids, scores and what recall
-// needs to rank them (row; null properties for entities). Indexes are global per label: each
+// Approximate nearest nodes of one label for each of $vectors: ids, scores and, if
+// $with_rows, what recall needs to rank them (row; null properties for entities). Indexes are global per label: each
 // asks for $fetch hits and keeps this namespace's; the caller widens $fetch until k are found
 // or the index is exhausted.
 UNWIND range(0, size($vectors) - 1) AS i
@@ -7,7 +7,8 @@ CALL db.index.vector.queryNodes($index, $fetch, $vectors[i]) YIELD node, score
 WITH i, node, score
 WHERE node.ns = $ns
 RETURN i, node.id AS id, score,
-       node {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
-             .last_access, .vecs, label: labels(node)[0],
-             n_terms: size(split(coalesce(node.terms, ''), ' '))} AS row
+       CASE WHEN $with_rows THEN
+         node {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+               .last_access, .vecs, label: labels(node)[0],
+               n_terms: size(split(coalesce(node.terms, ''), ' '))} END AS row
 ORDER BY i, score DESC
