@@ -1,7 +1,7 @@
 // Approximate nearest nodes of one label for each of $vectors: ids, scores and, if
-// $with_rows, what recall needs to rank them (row; null properties for entities). Indexes are global per label: each
-// asks for $fetch hits and keeps this namespace's; the caller widens $fetch until k are found
-// or the index is exhausted.
+// $with_rows, what recall needs to rank them (row; null properties for entities). Indexes
+// are global per label: each asks for $fetch hits and keeps this namespace's; the caller
+// widens $fetch until k are found or the index is exhausted.
 UNWIND range(0, size($vectors) - 1) AS i
 CALL db.index.vector.queryNodes($index, $fetch, $vectors[i]) YIELD node, score
 WITH i, node, score
