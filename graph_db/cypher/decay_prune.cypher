@@ -1,6 +1,8 @@
 // Decay and prune the liquid edges leaving a page of the memories of $ns (memories $skip to
 // $skip + $page in scan order; a pass pages through every memory once, and pruning deletes
-// edges, never memories, so the order holds): lazy decay materialised,
+// edges, never memories, so the order holds; a memory written meanwhile may shift a page:
+// edges done twice are unchanged the second time, edges missed wait for the next pass, and
+// reads decay lazily anyway): lazy decay materialised,
 //   w <- w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold), w_at <- now,
 // and edges left under $w_min deleted. Permanent edges are never touched.
 CALL {
