@@ -54,7 +54,9 @@ class Grounding:
     def time_boosts(self, props: Mapping[str, Any], weight: float) -> list[float]:
         """Per query: ``weight`` x closeness of the memory's time to a date written in it
         (exp(-distance / spread); 0 without a date)."""
-        t = props.get("ts", props.get("valid_from"))
+        t = props.get("ts")
+        if t is None:  # a fact: when it became true
+            t = props.get("valid_from")
         return [
             weight * max(math.exp(-abs(t - d) / spread) for d, spread in dates)
             if weight and dates and t is not None
@@ -94,9 +96,10 @@ def _date(match: re.Match[str], d: int, m: int, y: int) -> datetime | None:
 
 
 def names_in(text: str) -> set[str]:
-    """Capitalised words of ``text`` (lower-cased, "Nate's" -> "nate"): the names a
-    question may be about."""
-    return {w.lower() for w in re.findall(r"\b[A-Z][A-Za-z-]+", text)} - _NOT_NAMES
+    """Capitalised words of ``text`` (lower-cased, "Nate's" -> "nate", any script): the
+    names a question may be about."""
+    words = re.findall(r"\b[^\W\d_][\w-]*", text)
+    return {w.lower() for w in words if len(w) > 1 and w[0].isupper()} - _NOT_NAMES
 
 
 def is_named(name: str | None, names: set[str]) -> bool:
