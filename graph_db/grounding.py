@@ -5,7 +5,8 @@ that day. Similarity alone misses both: a name is one word among many, and a dat
 question is rarely written in the turn it points to (turns carry their time as ``ts``).
 Recall turns these into soft boosts, never filters (a wrong guess costs a little rank, not the
 memory): a time near a date in the query raises relevance (``recall_time_weight``), a speaker
-named in it raises the final score (``recall_speaker_weight``).
+named in it raises the final score (``recall_speaker_weight``), and the query is also searched
+without its names (``name_free``): what was said, whoever said it.
 """
 
 from __future__ import annotations
@@ -37,14 +38,17 @@ _FORMS = [
 
 @dataclass(frozen=True)
 class Grounding:
-    """The names and dates of each query of a recall."""
+    """The names and dates of each query of a recall; the last ``derived`` queries were
+    derived from the others (their names taken out)."""
 
     names: list[set[str]]
     dates: list[list[tuple[float, float]]]
+    derived: int = 0
 
     @classmethod
-    def of(cls, queries: Sequence[str]) -> Grounding:
-        return cls([names_in(q) for q in queries], [query_dates(q) for q in queries])
+    def of(cls, queries: Sequence[str], derived: int = 0) -> Grounding:
+        names = [names_in(q) for q in queries]
+        return cls(names, [query_dates(q) for q in queries], derived)
 
     def names_speaker(self, props: Mapping[str, Any]) -> bool:
         """Whether a query names the memory's speaker (or a fact's subject)."""
@@ -100,6 +104,20 @@ def names_in(text: str) -> set[str]:
     names a question may be about."""
     words = re.findall(r"\b[^\W\d_][\w-]*", text)
     return {w.lower() for w in words if len(w) > 1 and w[0].isupper()} - _NOT_NAMES
+
+
+def name_free(text: str) -> str | None:
+    """``text`` without the names in it ("What did Nate cook?" -> "What did cook?"), or None
+    when it names nobody or little else is left. Searched beside the query, it finds turns by
+    what they say: with the names in, the turns that only greet someone by name match best."""
+    names = names_in(text)
+    if not names:
+        return None
+    kept = re.sub(
+        r"\b([^\W\d_][\w-]*)(?:'s)?", lambda m: "" if m[1].lower() in names else m[0], text
+    )
+    kept = re.sub(r"\s+", " ", kept).strip()
+    return kept if len(re.findall(r"\w{3,}", kept)) >= 2 else None
 
 
 def is_named(name: str | None, names: set[str]) -> bool:

@@ -23,6 +23,7 @@ from graph_db.errors import (
     NotFoundError,
     UnknownNamespaceError,
 )
+from graph_db.grounding import name_free
 from graph_db.maintenance import Maintainer, MaintenanceReport, delete_memories
 from graph_db.models import (
     Blocks,
@@ -335,10 +336,13 @@ class LiquidGraph:
             raise InvalidInputError("recall needs at least one query")
         if k <= 0:
             return []
-        qv = self._engram.embed(queries)
+        derived = []
+        if mode == "walk" and self.settings.recall_name_free:
+            derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
+        qv = self._engram.embed([*queries, *derived])
         when = to_epoch(as_of)
         results, anchors = self._recaller.recall(
-            ns, queries, qv, k, labels_of(blocks), when, history, mode
+            ns, [*queries, *derived], qv, k, labels_of(blocks), when, history, mode, len(derived)
         )
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])

@@ -140,6 +140,8 @@ class Recaller:
         z += self.settings.recall_length_prior * np.log1p(words)[:, None]
         when = self.settings.recall_time_weight
         z += np.array([ground.time_boosts(c.props, when) for c in cands])
+        if ground.derived:  # a name-free query finds content; the asked one ranks first
+            z[:, -ground.derived :] -= self.settings.recall_name_free_penalty
         best = z.max(axis=1)
         if stats.top is None:
             stats.top = float(best.max())
@@ -248,10 +250,12 @@ class Recaller:
         as_of: float | None,
         history: bool,
         mode: str,
+        derived: int = 0,
     ) -> tuple[list[Recalled], list[str]]:
-        """The top ``k`` memories, and the ids of the anchors (for co-firing)."""
+        """The top ``k`` memories, and the ids of the anchors (for co-firing). The last
+        ``derived`` queries were derived from the others (``grounding.name_free``)."""
         now = time.time()
-        ground = Grounding.of(queries)
+        ground = Grounding.of(queries, derived)
         cands = self.candidates(ns, queries, qv, labels, lexical=(mode == "walk"))
         keep = [c for c in cands.values() if visible(c.props, as_of, history)]
         if mode == "vector":

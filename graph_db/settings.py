@@ -179,6 +179,17 @@ class GraphSettings(BaseSettings):
         description="Boost (in candidate standard deviations) for a memory whose time is near "
         "a calendar date written in the query ('... on 9 November, 2022?').",
     )
+    recall_name_free: bool = Field(
+        default=True,
+        description="Also search each query without the names in it: turns that only greet "
+        "someone by name match a question about that person too well.",
+    )
+    recall_name_free_penalty: float = Field(
+        default=0.75,
+        ge=0,
+        description="What a match to the name-free query counts less than one to the query "
+        "asked (in candidate standard deviations).",
+    )
     recall_length_prior: float = Field(
         default=0.75,
         ge=0,

@@ -128,6 +128,29 @@ def test_recall_grounds_a_query_in_who_and_when(graph, ns):
     assert ratio == pytest.approx(lift, rel=1e-3)
 
 
+def test_recall_also_searches_the_query_without_its_names(graph, ns, monkeypatch):
+    """Turns that only greet someone by name match a question about that person too well:
+    the walk recall searches the name-free query too (the single-shot one does not)."""
+    _turns(
+        graph,
+        ns,
+        [
+            ("Joanna", "Hey Nate! Good to see you, Nate!"),
+            ("Nate", "I finally cooked that coconut ice cream recipe last night"),
+        ],
+    )
+    embedded: list[list[str]] = []
+    embed = graph._engram.embed
+    monkeypatch.setattr(
+        graph._engram, "embed", lambda texts: embedded.append(texts) or embed(texts)
+    )
+    hits = graph.recall(ns, "What did Nate cook?", k=2, fire=False)
+    assert embedded[-1] == ["What did Nate cook?", "What did cook?"]
+    assert hits[0].memory.text.startswith("I finally cooked")
+    graph.recall(ns, "What did Nate cook?", k=2, fire=False, mode="vector")
+    assert embedded[-1] == ["What did Nate cook?"]
+
+
 def test_recall_never_crosses_namespaces(graph, ns):
     other = ns + "-other"
     _turns(graph, other, [("eve", "The vault code is 8812, secret.")])

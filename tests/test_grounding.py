@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph_db.grounding import DAY_S, Grounding, is_named, names_in, query_dates
+from graph_db.grounding import DAY_S, Grounding, is_named, name_free, names_in, query_dates
 
 
 def _day(y: int, m: int, d: int) -> float:
@@ -53,3 +53,13 @@ def test_time_boosts_per_query_and_the_speaker_named_in_any():
     assert ground.names_speaker({"speaker": "Nate"})
     assert ground.names_speaker({"subject": "Nate Smith"})
     assert not ground.names_speaker({"speaker": "Joanna"})
+
+
+def test_the_name_free_query_keeps_what_is_asked():
+    assert name_free("What traits might Melanie say Caroline has?") == "What traits might say has?"
+    assert name_free("What is Nate's favorite game?") == "What is favorite game?"
+    assert (
+        name_free("What did Nate cook on 9 November, 2022?") == "What did cook on 9 November, 2022?"
+    )
+    assert name_free("Who is Nate?") is None  # nothing left to search for
+    assert name_free("What is the weather like?") is None  # no name
