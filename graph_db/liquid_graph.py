@@ -336,7 +336,7 @@ class LiquidGraph:
             raise InvalidInputError("recall needs at least one query")
         if k <= 0:
             return []
-        derived = []
+        derived: list[str] = []  # the queries without their names (grounding.name_free)
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         qv = self._engram.embed([*queries, *derived])
