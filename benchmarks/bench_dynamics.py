@@ -31,7 +31,6 @@ import math
 import random
 import re
 import shutil
-import subprocess
 import tempfile
 import threading
 import time
@@ -41,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, machine, pct
+from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, git_commit, machine, pct
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -54,7 +53,7 @@ ROOT = Path(__file__).resolve().parent
 NS = "bench"
 USER = "Sam"
 FACT_SHARE = 0.2
-WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as a running store has
+WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as in a live store
 ZIPF_S = 1.1
 GOALS = {
     "recall_p95_ms": {100_000: 20.0, 1_000_000: 50.0},
@@ -509,14 +508,6 @@ def table(results: list[dict[str, Any]]) -> Table:
     for k in dict.fromkeys(k for c in cells for k in c):
         t.add_row(k, *[c.get(k, "-") for c in cells])
     return t
-
-
-def git_commit() -> str:
-    def git(*cmd: str) -> str:
-        return subprocess.run(["git", *cmd], capture_output=True, text=True, cwd=ROOT).stdout
-
-    dirty = "+dirty" if git("status", "--porcelain", "--untracked-files=no").strip() else ""
-    return git("rev-parse", "--short", "HEAD").strip() + dirty
 
 
 def main() -> None:

@@ -37,7 +37,6 @@ import argparse
 import json
 import random
 import shutil
-import subprocess
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -46,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_store import machine
+from bench_store import git_commit, machine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -758,9 +757,7 @@ def main() -> None:
     for name, gl in met.items():
         mark = "[green]met[/]" if gl["met"] else "[red]NOT met[/]"
         console.print(f"  {name}: {_fmt(gl['value'])} (goal {gl['goal']}) {mark}")
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()
+    commit = git_commit()
     out = {
         "benchmark": "bench_game",
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from bench_store import machine
+from bench_store import git_commit, machine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
@@ -177,12 +176,6 @@ def _size(graph: LiquidGraph, ns: str) -> dict:
     return {"nodes": sum(st["nodes"].values()), "edges": st["edges"]}
 
 
-def commit() -> str:
-    args = ["git", "rev-parse", "--short", "HEAD"]
-    out = subprocess.run(args, capture_output=True, text=True, cwd=ROOT)
-    return out.stdout.strip()
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("data", type=Path, help="folder with LoCoMo conv-*.json files")
@@ -238,7 +231,7 @@ def main() -> None:
     )
     result = {
         "machine": machine(),
-        "commit": commit(),
+        "commit": git_commit(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "data": str(args.data),
         "questions": len(all_qa),

@@ -201,6 +201,16 @@ def run_size(n: int, settings: GraphSettings, embedder, rng: random.Random, log)
     return res
 
 
+def git_commit() -> str:
+    """The commit the benchmark ran at, "+dirty" if tracked files were changed."""
+
+    def git(*cmd: str) -> str:
+        return subprocess.run(["git", *cmd], capture_output=True, text=True, cwd=ROOT).stdout
+
+    dirty = "+dirty" if git("status", "--porcelain", "--untracked-files=no").strip() else ""
+    return git("rev-parse", "--short", "HEAD").strip() + dirty
+
+
 def machine() -> dict:
     import onnxruntime
 
@@ -239,9 +249,7 @@ def main() -> None:
         table.add_row(k, *[f"{r.get(k, float('nan')):,.1f}" for r in results])
     console.print(table)
     targets = {"vector_search_ms_p95 at 100k": "<= 10", "episodes_per_s_with_embedding": ">= 300"}
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-    ).stdout.strip()
+    commit = git_commit()
     out = {
         "benchmark": "bench_store",
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),

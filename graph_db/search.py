@@ -199,8 +199,8 @@ class Searcher:
         if not query or k <= 0 or have == 0:
             return []
         fetch = min(total, max(k, math.ceil(1.5 * k * total / have)))
+        index = self.dialect.fulltext_index_name(label)
         while True:
-            index = self.dialect.fulltext_index_name(label)
             got = run(
                 "fulltext_search", ns=ns, index=index, query=query, fetch=fetch, with_rows=rows
             )
