@@ -365,16 +365,26 @@ class LiquidGraph:
         self._plasticity.flush()
 
     def maintain(
-        self, ns: str, *, now: float | None = None, capacity: int | None = None
+        self,
+        ns: str,
+        *,
+        now: float | None = None,
+        capacity: int | None = None,
+        full: bool | None = None,
+        kcore: bool | None = None,
     ) -> MaintenanceReport:
-        """Decay, prune, consolidate and forget in ``ns`` (see ``graph_db.maintenance``).
+        """Prune, consolidate and forget in ``ns`` (see ``graph_db.maintenance``).
 
-        Batched; safe to run in the background next to reads and writes. ``capacity``
-        overrides the ``capacity`` setting for this pass.
+        Incremental: a pass visits what is due (at most ``maintain_batch`` memories per
+        step); the first pass of a namespace, or ``full=True``, visits everything. The
+        k-core decomposition (a pass over every edge) runs when ``kcore_every_days`` have
+        passed since the last one, or as ``kcore`` says. Batched;
+        safe to run in the background next to reads and writes. ``capacity`` overrides the
+        ``capacity`` setting for this pass.
         """
         ns = self._require_ns(ns)
         self.flush()
-        report = self._maintainer.run(ns, now=now, capacity=capacity)
+        report = self._maintainer.run(ns, now=now, capacity=capacity, full=full, kcore=kcore)
         if report.forgotten or report.capacity_dropped:
             self._namespace_changed(ns, exists=True)
         return report

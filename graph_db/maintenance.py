@@ -1,23 +1,32 @@
-"""``maintain(ns)``: decay, prune, consolidate and forget, in batches.
+"""``maintain(ns)``: prune, consolidate and forget, with work bounded by what changed.
 
-One pass, in this order (each step batched so no transaction grows with the graph):
-1. decay and prune, one page of memories at a time (one pass over the edges): lazy decay
-   materialised, and non-permanent ASSOC edges left under ``w_min`` deleted;
-2. births (triadic closure): two memories with enough strong common neighbours get an edge;
-3. k-core decomposition of the ASSOC graph: the edge list is read once and peeled in
-   Python (linear time; peeling in Cypher rescans every memory per round and does not
-   scale);
-4. vitals: importance recomputed (see ``memory_vitals.cypher`` for the formula); the
-   innermost cores (at most ``protect_share`` of the memories, k >= ``core_protect``)
-   consolidated and protected; memories without any edge weakened;
-5. death: periphery (core <= ``forget_core``), importance under ``forget_importance``, not
-   accessed for ``grace_days``, not protected, not permanent -> forgotten with their edges;
+Decay is lazy (weights are computed on read), so a pass never has to touch an edge that is
+neither dying nor changed. A pass visits two kinds of memories, found by range indexes:
+- due to expire (``expire_at <= now``): one of their liquid edges may have decayed under
+  ``w_min``; ``expire_at`` is a lower bound on that time, kept by each pass;
+- due for vitals (``vitals_due <= now``): written, used, re-linked or re-cored since their
+  last visit (the write queries set it), or not visited for ``vitals_refresh_days``.
+Each kind at most ``maintain_batch`` per pass (the rest waits for the next pass). In order:
+1. prune: dead edges of both kinds deleted, ``expire_at`` recomputed (``edges_prune``);
+2. k-core decomposition of the ASSOC graph when the last one is older than
+   ``kcore_every_days`` (a global pass: the edge list is read once and peeled in Python,
+   O(V + E); ``kcore=False`` defers it, e.g. to a quieter moment or another thread); only
+   changed core numbers are written, and those memories become due;
+3. vitals of the memories due: importance recomputed (formula in ``memory_vitals.cypher``),
+   the innermost cores (at most ``protect_share`` of the memories, k >= ``core_protect``)
+   consolidated and protected, memories without any edge weakened;
+4. births (triadic closure) around the memories visited;
+5. death among the memories visited: periphery (core <= ``forget_core``), importance under
+   ``forget_importance``, not accessed for ``grace_days``, not protected, not permanent;
 6. capacity: above ``capacity`` memories, the least important unprotected ones go.
+A full pass (the first of a namespace, or ``full=True``) visits every memory instead, in
+pages, and always decomposes.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -28,21 +37,25 @@ from graph_db.settings import GraphSettings
 
 
 class MaintenanceReport(BaseModel):
-    """What one ``maintain()`` pass changed."""
+    """What one ``maintain()`` pass changed. Counts of the whole namespace are taken only where
+    the pass needs them anyway (a full pass, a capacity, a decomposition): else None."""
 
     ns: str
-    nodes_before: int
-    nodes_after: int = 0
-    edges_before: int
-    edges_after: int = 0
-    decayed: int = 0
+    full: bool = Field(default=False, description="every memory visited, not only those due")
+    visited: int = Field(default=0, description="memories visited (vitals recomputed)")
+    nodes_before: int | None = None
+    nodes_after: int | None = None
+    edges_before: int | None = None
+    edges_after: int | None = None
+    edges_checked: int = Field(default=0, description="liquid edges whose decay was evaluated")
     pruned_edges: int = 0
     births: int = 0
+    kcore: bool = Field(default=False, description="the k-core was decomposed in this pass")
     cores: dict[int, int] = Field(default_factory=dict, description="core number -> memories")
     consolidated: int = 0
     forgotten: int = 0
     capacity_dropped: int = 0
-    protect_core: int = Field(default=0, description="k of the cores consolidated this pass")
+    protect_core: int | None = Field(default=None, description="k of the consolidated cores")
     seconds: float = 0.0
 
 
@@ -60,34 +73,38 @@ def delete_memories(tx: Tx, ns: str, ids: list[str]) -> None:
 class Maintainer:
     """Runs maintenance passes for one store."""
 
+    PAGE = 2_000  # memories per write transaction
+    TRIADIC_PAGE, TRIADIC_NEAR = 1_000, 16  # centres per call; strongest neighbours of each
+
     def __init__(self, backend: GraphBackend, settings: GraphSettings) -> None:
         self.backend = backend
         self.settings = settings
 
-    def decay_prune(self, ns: str, now: float, memories: int) -> tuple[int, int]:
-        """Decay materialised and weak edges pruned, one page of memories at a time (a
-        single pass: no page rescans the edges of another); (decayed, pruned)."""
-        s, decay = self.settings, DecayParams.of(self.settings).as_params()
-        decayed = pruned = 0
-        for skip in range(0, memories, s.maintain_batch):
+    def prune(self, ns: str, ids: list[str], now: float) -> tuple[int, int]:
+        """Dead liquid edges leaving ``ids`` deleted; (edges checked, edges pruned)."""
+        s, checked, pruned = self.settings, 0, 0
+        for page in _pages(ids, self.PAGE):
             rows = self.backend.write(
-                "decay_prune",
+                "edges_prune",
                 ns=ns,
-                skip=skip,
-                page=s.maintain_batch,
+                ids=page,
                 now=now,
                 w_min=s.w_min,
-                **decay,
+                **DecayParams.of(s).as_params(),
             )
-            decayed += _first(rows, "decayed")
+            checked += _first(rows, "checked")
             pruned += _first(rows, "pruned")
-        return decayed, pruned
+        return checked, pruned
 
     def kcore(self, ns: str) -> dict[str, int]:
         """Core number of every memory of ``ns`` over its ASSOC edges."""
-        ids = [r["id"] for r in self.backend.read("memory_ids", ns=ns)]
+        return self._decompose(ns)[0]
+
+    def _decompose(self, ns: str) -> tuple[dict[str, int], dict[str, int | None], int]:
+        """(core numbers, the core numbers stored, number of ASSOC edges)."""
+        stored = {r["id"]: r["core"] for r in self.backend.read("memory_cores", ns=ns)}
         edges = [(r["a"], r["b"]) for r in self.backend.read("assoc_edges", ns=ns)]
-        return core_numbers(ids, edges)
+        return core_numbers(list(stored), edges), stored, len(edges)
 
     def protect_core(self, cores: dict[str, int]) -> int:
         """The smallest k whose k-core holds at most ``protect_share`` of the memories (and
@@ -105,68 +122,135 @@ class Maintainer:
         return max(k, s.core_protect)
 
     def run(
-        self, ns: str, now: float | None = None, capacity: int | None = None
+        self,
+        ns: str,
+        now: float | None = None,
+        capacity: int | None = None,
+        full: bool | None = None,
+        kcore: bool | None = None,
     ) -> MaintenanceReport:
+        """One pass (see the module doc); ``full`` and ``kcore`` None: when due."""
         s = self.settings
         t0 = time.perf_counter()
         now = time.time() if now is None else now
-        report = MaintenanceReport(
-            ns=ns,
-            nodes_before=self._count(ns, "memory_count", "memories"),
-            edges_before=self._count(ns, "assoc_count", "edges"),
-        )
-        report.decayed, report.pruned_edges = self.decay_prune(ns, now, report.nodes_before)
-        report.births = _first(
-            self.backend.write(
-                "triadic_close",
-                ns=ns,
-                now=now,
-                min_common=s.triadic_min_common,
-                min_w=s.triadic_min_w,
-                limit=s.maintain_batch,
-            ),
-            "births",
-        )
-        cores = self.kcore(ns)
-        for core in cores.values():
-            report.cores[core] = report.cores.get(core, 0) + 1
-        report.protect_core = self.protect_core(cores)
-        rows = [{"id": i, "core": c} for i, c in cores.items()]
-        page = 5_000
-        for i in range(0, len(rows), page):
+        state = _first_row(self.backend.read("namespace_maintenance", ns=ns))
+        full = state.get("maintained_at") is None if full is None else full
+        report = MaintenanceReport(ns=ns, full=full)
+        if full:
+            every = [r["id"] for r in self.backend.read("memory_cores", ns=ns)]
+            report.nodes_before = len(every)
+            expiring, due = every, every
+        else:
+            expiring = self._due(ns, "due_for_prune", now)
+        report.edges_checked, report.pruned_edges = self.prune(ns, expiring, now)
+
+        protect = state.get("protect_core")
+        last_kcore = state.get("kcore_at")
+        if kcore is None:
+            kcore = last_kcore is None or now - last_kcore >= s.kcore_every_days * DAY_S
+        if full or kcore:
+            protect = self._kcore(ns, now, report, protect)
+        protect = protect if protect is not None else s.core_protect
+        report.protect_core = protect
+
+        if not full:  # after pruning and decomposing: both mark memories due
+            due = self._due(ns, "due_for_vitals", now)
+            fresh = sorted(set(due) - set(expiring))  # edges written since their last check
+            checked, pruned = self.prune(ns, fresh, now)
+            report.edges_checked += checked
+            report.pruned_edges += pruned
+        report.visited = len(due)
+        for page in _pages(due, self.PAGE):
             done = self.backend.write(
                 "memory_vitals",
                 ns=ns,
+                ids=page,
                 now=now,
-                rows=rows[i : i + page],
-                protect_core=report.protect_core,
+                protect_core=protect,
                 isolation_decay=s.isolation_decay,
+                refresh=s.vitals_refresh_days * DAY_S,
+                **DecayParams.of(s).as_params(),
             )
             report.consolidated += _first(done, "consolidated")
-        dying = [
-            r["id"]
-            for r in self.backend.read(
+        report.births = self._births(ns, due, now)
+        dying = self._dying(ns, due, now)
+        self._delete(ns, dying)
+        report.forgotten = len(dying)
+
+        limit = capacity if capacity is not None else s.capacity
+        if limit is not None:
+            left = self._count(ns, "memory_count", "memories")
+            if left > limit:
+                rows = self.backend.read("capacity_victims", ns=ns, excess=left - limit)
+                victims = [r["id"] for r in rows]
+                self._delete(ns, victims)
+                report.capacity_dropped = len(victims)
+        if full or limit is not None:
+            report.nodes_after = self._count(ns, "memory_count", "memories")
+        if report.edges_before is not None:
+            report.edges_after = self._count(ns, "assoc_count", "edges")
+        self.backend.write(
+            "namespace_maintained",
+            ns=ns,
+            now=now,
+            kcore_at=now if report.kcore else None,
+            protect_core=protect if report.kcore else None,
+        )
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    def _due(self, ns: str, name: str, now: float) -> list[str]:
+        rows = self.backend.read(name, ns=ns, now=now, limit=self.settings.maintain_batch)
+        return [r["id"] for r in rows]
+
+    def _kcore(self, ns: str, now: float, report: MaintenanceReport, old: int | None) -> int:
+        """Decompose, store the core numbers that changed (those memories become due, and
+        so do those whose protection changes with the new ``protect_core``)."""
+        cores, stored, edges = self._decompose(ns)
+        report.kcore, report.edges_before = True, edges
+        for core in cores.values():
+            report.cores[core] = report.cores.get(core, 0) + 1
+        protect = self.protect_core(cores)
+        changed = [
+            {"id": mid, "core": core}
+            for mid, core in cores.items()
+            if stored.get(mid) != core or (old is not None and (core >= old) != (core >= protect))
+        ]
+        for page in _pages(changed, self.PAGE):
+            self.backend.write("memory_cores_set", ns=ns, rows=page, now=now)
+        return protect
+
+    def _births(self, ns: str, centres: list[str], now: float) -> int:
+        s, births = self.settings, 0
+        for page in _pages(centres, self.TRIADIC_PAGE):
+            if births >= s.maintain_batch:
+                break
+            rows = self.backend.write(
+                "triadic_close",
+                ns=ns,
+                ids=page,
+                now=now,
+                min_common=s.triadic_min_common,
+                min_w=s.triadic_min_w,
+                max_near=self.TRIADIC_NEAR,
+                limit=s.maintain_batch - births,
+            )
+            births += _first(rows, "births")
+        return births
+
+    def _dying(self, ns: str, ids: list[str], now: float) -> list[str]:
+        s, dying = self.settings, []
+        for page in _pages(ids, self.PAGE):
+            rows = self.backend.read(
                 "forget_candidates",
                 ns=ns,
+                ids=page,
                 max_core=s.forget_core,
                 inactive_before=now - s.grace_days * DAY_S,
                 max_importance=s.forget_importance,
-                limit=s.maintain_batch,
             )
-        ]
-        self._delete(ns, dying)
-        report.forgotten = len(dying)
-        limit = capacity if capacity is not None else s.capacity
-        left = report.nodes_before - report.forgotten
-        if limit is not None and left > limit:
-            rows = self.backend.read("capacity_victims", ns=ns, excess=left - limit)
-            victims = [r["id"] for r in rows]
-            self._delete(ns, victims)
-            report.capacity_dropped = len(victims)
-        report.nodes_after = self._count(ns, "memory_count", "memories")
-        report.edges_after = self._count(ns, "assoc_count", "edges")
-        report.seconds = time.perf_counter() - t0
-        return report
+            dying.extend(r["id"] for r in rows)
+        return dying[: s.maintain_batch]
 
     def _count(self, ns: str, name: str, key: str) -> int:
         return _first(self.backend.read(name, ns=ns), key)
@@ -176,6 +260,15 @@ class Maintainer:
         for i in range(0, len(ids), batch):
             chunk = ids[i : i + batch]
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
+
+
+def _pages(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _first_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return rows[0] if rows else {}
 
 
 def _first(rows: list[dict[str, Any]], key: str) -> int:

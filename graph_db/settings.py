@@ -231,10 +231,23 @@ class GraphSettings(BaseSettings):
 
     # --- maintenance -----------------------------------------------------------------
     maintain_batch: int = Field(
-        default=10_000,
+        default=5_000,
         ge=1,
-        description="Memories per page of the decay/prune pass (one transaction each), and "
-        "the most births or deaths in one maintenance pass.",
+        description="Memories one incremental maintenance pass visits at most (each of its "
+        "steps: edges due to expire, memories due for vitals), the page size of a full pass, "
+        "and the most births or deaths per pass: what bounds a pass's time.",
+    )
+    vitals_refresh_days: float = Field(
+        default=7.0,
+        gt=0,
+        description="A memory nothing happened to is revisited by maintenance (importance "
+        "recomputed as it ages) after this many days, give or take half.",
+    )
+    kcore_every_days: float = Field(
+        default=1.0,
+        ge=0,
+        description="The k-core decomposition (a global pass over every edge) runs when the "
+        "last one is older than this; incremental passes use the stored core numbers.",
     )
     grace_days: float = Field(
         default=90.0,

@@ -195,10 +195,11 @@ def test_reinforce_twice_then_decay_gives_the_expected_weight(graph, ns):
         expected
     )
     assert effective_weight(w, edge["w_at"], edge["fired_at"], edge["fired_at"] + 1, params) == w
-    graph.backend.write(
-        "decay_prune", ns=ns, now=later, w_min=0.0, skip=0, page=100, **params.as_params()
-    )
-    assert _weights(graph, ns)[frozenset((a, b))]["w"] == pytest.approx(expected)
+    # the store's prune agrees: the edge leaving a expires when its weight reaches w_min
+    lo = min(a, b)
+    graph.backend.write("edges_prune", ns=ns, ids=[lo], now=later, w_min=0.01, **params.as_params())
+    dies = graph.get(ns, lo).properties["expire_at"]
+    assert effective_weight(w, edge["w_at"], edge["fired_at"], dies, params) == pytest.approx(0.01)
     importance = graph.get(ns, a).properties["importance"]
     assert importance > 0.5  # raised by use
     with pytest.raises(InvalidInputError):
@@ -239,6 +240,42 @@ def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, 
     assert report.edges_after == 7
     protected = {m.id for m in graph.get_many(ns, ids) if m.properties.get("protected")}
     assert protected == {a, b, c, d}
+
+
+def test_after_the_first_pass_maintenance_visits_only_what_is_due(graph, ns):
+    import time
+
+    a, b, c, d, e, f = sorted(_turns(graph, ns, [("x", f"memo {n}") for n in "abcdef"]))
+    _clear_assoc(graph, ns)
+    now = time.time()
+    props = {"w_at": now, "fired_at": now, "fired_count": 1, "permanent": False}
+    rows = [{"a": x, "b": y, "props": {**props, "w": w}} for x, y, w in
+            [(a, b, 0.5), (c, d, 0.5), (e, f, 0.03)]]  # fmt: skip
+    graph.backend.write("link_assoc", ns=ns, rows=rows)
+    first = graph.maintain(ns, now=now)
+    assert (first.full, first.visited, first.kcore, first.edges_checked) == (True, 6, True, 3)
+    quiet = graph.maintain(ns, now=now + 60)
+    assert (quiet.full, quiet.visited, quiet.edges_checked, quiet.kcore) == (False, 0, 0, False)
+    assert quiet.nodes_before is None  # not counted: that would scan the namespace
+    graph.reinforce(ns, [a, b], 1.0)  # a and b change: due, and only they
+    graph.settings.maintain_batch = 1
+    try:
+        one = graph.maintain(ns, now=now + 120)
+        two = graph.maintain(ns, now=now + 180)
+    finally:
+        graph.settings.maintain_batch = GraphSettings().maintain_batch
+    assert (one.visited, two.visited) == (1, 1)  # bounded per pass; the rest waits
+    assert one.edges_checked + two.edges_checked == 1  # the a-b edge, checked once
+    # e-f (0.03, held 7 days after firing, then -1%/day) falls under w_min=0.02 on day ~47.5
+    params = DecayParams.of(graph.settings)
+    dies = now + params.hold + math.log(0.03 / graph.settings.w_min) / params.decay
+    assert graph.get(ns, e).properties["expire_at"] == pytest.approx(dies)
+    before = graph.maintain(ns, now=dies - DAY_S)
+    after = graph.maintain(ns, now=dies + DAY_S)
+    assert (before.pruned_edges, after.pruned_edges) == (0, 1)
+    assert set(_weights(graph, ns)) == {frozenset((a, b)), frozenset((c, d))}
+    assert before.kcore and after.kcore  # the last decomposition was over a day old
+    assert after.cores == {1: 4, 0: 2}
 
 
 def test_isolated_unimportant_memories_die_after_the_grace_period(graph, ns):

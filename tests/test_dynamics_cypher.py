@@ -60,12 +60,16 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
     w2 = w1 * math.exp(-0.1)
     w2 += 0.5 * (1 - w2)
     assert row["w"] == pytest.approx(w2) and row["permanent"] is False
-    graph.backend.write(
-        "decay_prune", ns=ns, now=30.0, decay=0.01, hold=0.0, w_min=0.0, skip=0, page=100
-    )
     edge = _weights(graph, ns)[frozenset((a, b))]
-    assert edge["w"] == pytest.approx(w2 * math.exp(-0.1))
-    assert edge["fired_count"] == 2 and edge["w_at"] == 30.0
+    assert edge["fired_count"] == 2 and edge["w_at"] == 20.0
+    # decay is lazy: the prune computes when the edge falls under w_min and leaves it till then
+    prune = {"ns": ns, "ids": [a], "decay": 0.01, "hold": 0.0, "w_min": 0.1}
+    dies = 20.0 + math.log(w2 / 0.1) / 0.01
+    (row,) = graph.backend.write("edges_prune", now=30.0, **prune)
+    assert row == {"checked": 1, "pruned": 0}
+    assert graph.get(ns, a).properties["expire_at"] == pytest.approx(dies)
+    (row,) = graph.backend.write("edges_prune", now=dies - 1.0, **prune)
+    assert row["pruned"] == 0  # (deleted just after: test_prune_deletes_weak_edges...)
     reversed_pair = {**args, "rows": [{"a": b, "b": a, "u": 1.0}], "w_perm": 0.8}
     (row,) = graph.backend.write("hebbian_update", now=30.0, **reversed_pair)
     assert row["permanent"] is True
@@ -94,13 +98,16 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     _clear_assoc(graph, ns)
     a, b, c, d = (ids[n] for n in "abcd")
     _link(graph, ns, [(a, b, 0.05, False), (c, d, 0.05, True), (a, c, 0.5, False)])
-    prune = {"ns": ns, "decay": 0.01, "hold": 0.0, "w_min": 0.1, "skip": 0, "page": 100}
-    (row,) = graph.backend.write("decay_prune", now=0.0, **prune)
-    assert row["pruned"] == 1 and row["decayed"] == 2  # the permanent edge is not touched
+    prune = {"ns": ns, "ids": [a, b, c, d], "decay": 0.01, "hold": 0.0, "w_min": 0.1}
+    (row,) = graph.backend.write("edges_prune", now=0.0, **prune)
+    assert row["pruned"] == 1 and row["checked"] == 2  # the permanent edge is not touched
     assert set(_weights(graph, ns)) == {frozenset((c, d)), frozenset((a, c))}
     # decayed under w_min by t=300: 0.5 * e^-3 = 0.025
-    graph.backend.write("decay_prune", now=300.0, **prune)
+    source = min(a, c)  # an edge is stored from its smaller id: its expiry is kept there
+    assert graph.get(ns, source).properties["expire_at"] == pytest.approx(math.log(5) / 0.01)
+    graph.backend.write("edges_prune", now=300.0, **prune)
     assert set(_weights(graph, ns)) == {frozenset((c, d))}
+    assert graph.get(ns, source).properties.get("expire_at") is None  # no edge left to expire
 
 
 def test_kcore_of_the_stored_graph_gives_the_exact_core_numbers(graph, ns):

@@ -2,7 +2,8 @@
 // w <- w_eff + eta * u * (1 - w_eff), where w_eff is the lazily decayed weight
 // w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold): an edge is held for
 // $hold seconds after it fired (recency correction); permanent edges do not decay. A pair without an edge
-// gets one (co-fired memories are linked). w >= w_perm makes the edge permanent.
+// gets one (co-fired memories are linked). w >= w_perm makes the edge permanent. Both ends
+// are due for a maintenance visit (their weighted degree changed).
 UNWIND $rows AS r
 // one edge per pair, stored from the smaller id to the larger
 WITH r, CASE WHEN r.a < r.b THEN r.a ELSE r.b END AS lo,
@@ -21,15 +22,16 @@ WHERE a IS NOT NULL AND b IS NOT NULL
 MERGE (a)-[x:ASSOC]->(b)
 ON CREATE SET x.w = 0.0, x.w_at = $now, x.fired_count = 0, x.permanent = false,
               x.created_at = $now
-WITH r, x, coalesce(x.w_at, $now) AS w_at, coalesce(x.fired_at, x.w_at, $now) + $hold AS held
-WITH r, x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
-WITH r, x,
+WITH r, a, b, x, coalesce(x.w_at, $now) AS w_at, coalesce(x.fired_at, x.w_at, $now) + $hold AS held
+WITH r, a, b, x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
+WITH r, a, b, x,
      CASE WHEN coalesce(x.permanent, false) OR $now <= start THEN x.w
           ELSE x.w * exp(-$decay * ($now - start)) END AS w_eff
-WITH r, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
+WITH r, a, b, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
 SET x.w = w_new,
     x.w_at = $now,
     x.fired_at = $now,
     x.fired_count = coalesce(x.fired_count, 0) + 1,
-    x.permanent = coalesce(x.permanent, false) OR w_new >= $w_perm
+    x.permanent = coalesce(x.permanent, false) OR w_new >= $w_perm,
+    a.vitals_due = $now, b.vitals_due = $now
 RETURN r.a AS a, r.b AS b, x.w AS w, x.permanent AS permanent

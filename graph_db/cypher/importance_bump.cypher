@@ -8,5 +8,6 @@ WITH r, coalesce(e, f) AS m
 WHERE m IS NOT NULL
 SET m.access_count = coalesce(m.access_count, 0) + 1,
     m.last_access = $now,
+    m.vitals_due = $now,
     m.importance = coalesce(m.importance, 0.5) + $eta * r.u * (1.0 - coalesce(m.importance, 0.5))
 RETURN m.id AS id, m.importance AS importance

@@ -1,5 +1,6 @@
 // Liquid edges between memories of either block: [:ASSOC {w, fired_at, fired_count, permanent}].
-// Nodes are found by id (unique index) and then checked against the namespace.
+// Nodes are found by id (unique index) and then checked against the namespace. Both ends are
+// due for a maintenance visit (vitals_due 0: at the next pass).
 UNWIND $rows AS r
 // one edge per pair, stored from the smaller id to the larger
 WITH r, CASE WHEN r.a < r.b THEN r.a ELSE r.b END AS lo,
@@ -16,5 +17,5 @@ WHERE fb.ns = $ns
 WITH r, a, coalesce(eb, fb) AS b
 WHERE a IS NOT NULL AND b IS NOT NULL
 MERGE (a)-[x:ASSOC]->(b)
-SET x += r.props
+SET x += r.props, a.vitals_due = 0.0, b.vitals_due = 0.0
 RETURN count(x) AS linked

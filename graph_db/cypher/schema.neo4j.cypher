@@ -9,6 +9,11 @@ CREATE INDEX episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.ns);
 CREATE INDEX episode_ns_session IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.session_id);
 CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
 CREATE INDEX fact_ns_subject IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key);
+// maintenance finds what is due by range (graph_db.maintenance), never by a scan
+CREATE INDEX episode_expire_at IF NOT EXISTS FOR (n:Episode) ON (n.expire_at);
+CREATE INDEX episode_vitals_due IF NOT EXISTS FOR (n:Episode) ON (n.vitals_due);
+CREATE INDEX fact_expire_at IF NOT EXISTS FOR (n:Fact) ON (n.expire_at);
+CREATE INDEX fact_vitals_due IF NOT EXISTS FOR (n:Fact) ON (n.vitals_due);
 CREATE INDEX entity_ns_name IF NOT EXISTS FOR (n:Entity) ON (n.ns, n.name);
 CREATE FULLTEXT INDEX episode_terms IF NOT EXISTS FOR (n:Episode) ON EACH [n.terms]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
