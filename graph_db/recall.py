@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from graph_db.backends import GraphBackend
-from graph_db.dynamics import DAY_S, DecayParams, effective_weight
+from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Searcher
@@ -188,53 +188,55 @@ class Recaller:
         anchors: list[Candidate],
         now: float,
         floor: float = 0.0,
+        known: Iterable[str] = (),
     ) -> tuple[dict[str, tuple[float, list[Step]]], dict[str, dict[str, Any]]]:
         """Spread activation from the anchors: best (activation, path) per memory reached,
-        and the rows of the memories reached (as ``recall_rows`` gives them).
+        and the rows of the memories reached (as ``recall_rows`` gives them) but ``known``.
 
         ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
-        beyond it can either); the walk stops under max(theta, floor) - exact pruning.
+        beyond it can either); the walk stops under max(theta, floor) - exact pruning. The
+        store weighs the edges and drops the steps under it (few rows come back).
         """
-        s, params = self.settings, DecayParams.of(self.settings)
+        s = self.settings
         stop = max(s.walk_threshold, floor)
         best: dict[str, tuple[float, list[Step]]] = {a.id: (a.relevance, []) for a in anchors}
         frontier = {a.id for a in anchors if a.relevance >= stop}
         rows: dict[str, dict[str, Any]] = {}
+        known = set(known)
+        params = {
+            "ns": ns,
+            "stop": stop,
+            "now": now,
+            "next_w": s.walk_next_weight,
+            "derived_w": s.walk_derived_weight,
+            **DecayParams.of(s).as_params(),
+        }
         for depth in range(s.walk_depth):
             if not frontier:
                 break
-            ids = sorted(frontier)
+            at = [{"id": mid, "act": best[mid][0]} for mid in sorted(frontier)]
+            params["known"] = sorted(known | rows.keys())
             entity_hops = None
             if s.walk_entity_weight > 0 and depth == 0:  # entity hops from anchors only
                 entity_hops = self._pool.submit(
                     self.backend.read,
                     "walk_entities",
-                    ns=ns,
+                    frontier=at,
                     max_degree=s.walk_entity_max_degree,
-                    ids=ids,
+                    entity_w=s.walk_entity_weight,
+                    **params,
                 )
-            steps: list[tuple[str, str, str, float]] = []
-            for r in self.backend.read("walk_edges", ns=ns, ids=ids):
-                rows[r["id"]] = r["row"]
-                if r["edge"] == "ASSOC":
-                    w = effective_weight(
-                        r["w"] or 0.0, r["w_at"], r["fired_at"], now, params, r["permanent"]
-                    )
-                elif r["edge"] == "NEXT":
-                    w = s.walk_next_weight
-                else:
-                    w = s.walk_derived_weight
-                steps.append((r["source"], r["id"], r["edge"], w))
-            for r in entity_hops.result() if entity_hops else []:
-                rows[r["id"]] = r["row"]
-                w = s.walk_entity_weight / math.sqrt(max(1, r["degree"]))
-                steps.append((r["source"], r["id"], "ENTITY", w))
+            found = self.backend.read("walk_edges", frontier=at, **params)
+            found += [{**r, "edge": "ENTITY"} for r in entity_hops.result()] if entity_hops else []
             frontier = set()
-            for src, dst, edge, w in steps:
+            for r in found:
+                if r["row"] is not None:
+                    rows[r["id"]] = r["row"]
+                src, dst, w = r["source"], r["id"], r["w"]
                 act = best[src][0] * w
                 if act < stop or act <= best.get(dst, (0.0, []))[0]:
                     continue
-                step = Step(source=src, target=dst, edge=edge, weight=w)
+                step = Step(source=src, target=dst, edge=r["edge"], weight=w)
                 best[dst] = (act, [*best[src][1], step])
                 frontier.add(dst)
         return best, rows
@@ -273,7 +275,7 @@ class Recaller:
         if any(ground.names):
             margin += self.settings.recall_speaker_weight
         floor = finals[k - 1] - margin if len(finals) >= k else 0.0
-        reached, rows = self.walk(ns, anchors, now, floor)
+        reached, rows = self.walk(ns, anchors, now, floor, known=cands)
         rows = {mid: rows[mid] for mid in reached if mid not in cands and mid in rows}
         rows |= self._rows(ns, [mid for mid in reached if mid not in cands and mid not in rows])
         zero = np.zeros(len(queries))

@@ -1,17 +1,30 @@
-// One step of the recall walk: the memories next to each of $ids over liquid (ASSOC) and
-// structural (NEXT, DERIVED_FROM) edges, with what the caller needs to weigh the edge and
-// to rank the memory reached (row).
-UNWIND $ids AS id
-OPTIONAL MATCH (e:Episode {id: id})
+// One step of the recall walk from $frontier (id, act: the activation reached there): the
+// memories next to each over liquid (ASSOC) and structural (NEXT, DERIVED_FROM) edges where
+// act x w stays at or above $stop, with the edge's weight w (ASSOC: lazily decayed,
+// w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold), as
+// graph_db.dynamics.effective_weight; NEXT: $next_w; DERIVED_FROM: $derived_w) and what
+// recall needs to rank the memory reached (row; null for the $known ids, whose rows the
+// caller has). Weighing and filtering here keeps the rows sent back few.
+UNWIND $frontier AS f
+OPTIONAL MATCH (e:Episode {id: f.id})
 WHERE e.ns = $ns
-OPTIONAL MATCH (f:Fact {id: id})
-WHERE f.ns = $ns
-WITH id, coalesce(e, f) AS m
+OPTIONAL MATCH (x:Fact {id: f.id})
+WHERE x.ns = $ns
+WITH f, coalesce(e, x) AS m
 WHERE m IS NOT NULL
 MATCH (m)-[r:ASSOC|NEXT|DERIVED_FROM]-(o)
 WHERE o.ns = $ns
-RETURN id AS source, o.id AS id, type(r) AS edge, r.w AS w, r.w_at AS w_at,
-       r.fired_at AS fired_at, coalesce(r.permanent, false) AS permanent,
-       o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
-          .last_access, .vecs, label: labels(o)[0],
-          n_terms: size(split(coalesce(o.terms, ''), ' '))} AS row
+WITH f, o, r, type(r) AS edge,
+     coalesce(r.w_at, $now) AS w_at, coalesce(r.fired_at, r.w_at, $now) + $hold AS held
+WITH f, o, r, edge, CASE WHEN w_at > held THEN w_at ELSE held END AS start
+WITH f, o, edge,
+     CASE WHEN edge = 'NEXT' THEN $next_w
+          WHEN edge = 'DERIVED_FROM' THEN $derived_w
+          WHEN coalesce(r.permanent, false) OR $now <= start THEN coalesce(r.w, 0.0)
+          ELSE coalesce(r.w, 0.0) * exp(-$decay * ($now - start)) END AS w
+WHERE f.act * w >= $stop
+RETURN f.id AS source, o.id AS id, edge, w,
+       CASE WHEN o.id IN $known THEN null ELSE
+         o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+            .last_access, .vecs, label: labels(o)[0],
+            n_terms: size(split(coalesce(o.terms, ''), ' '))} END AS row
