@@ -378,9 +378,9 @@ class LiquidGraph:
         Incremental: a pass visits what is due (at most ``maintain_batch`` memories per
         step); the first pass of a namespace, or ``full=True``, visits everything. The
         k-core decomposition (a pass over every edge) runs when ``kcore_every_days`` have
-        passed since the last one, or as ``kcore`` says. Batched;
-        safe to run in the background next to reads and writes. ``capacity`` overrides the
-        ``capacity`` setting for this pass.
+        passed since the last one, or as ``kcore`` says. Batched; safe to run in the
+        background next to reads and writes. ``capacity`` overrides the ``capacity``
+        setting for this pass.
         """
         ns = self._require_ns(ns)
         self.flush()

@@ -45,7 +45,9 @@ class MaintenanceReport(BaseModel):
     visited: int = Field(default=0, description="memories visited (vitals recomputed)")
     nodes_before: int | None = None
     nodes_after: int | None = None
-    edges_before: int | None = None
+    edges_before: int | None = Field(
+        default=None, description="ASSOC edges the k-core decomposition read (after pruning)"
+    )
     edges_after: int | None = None
     edges_checked: int = Field(default=0, description="liquid edges whose decay was evaluated")
     pruned_edges: int = 0
@@ -187,8 +189,13 @@ class Maintainer:
                 report.capacity_dropped = len(victims)
         if full or limit is not None:
             report.nodes_after = self._count(ns, "memory_count", "memories")
-        if report.edges_before is not None:
-            report.edges_after = self._count(ns, "assoc_count", "edges")
+        if report.edges_before is not None:  # counted after pruning, by the decomposition
+            lost = report.forgotten or report.capacity_dropped  # their edges went with them
+            report.edges_after = (
+                self._count(ns, "assoc_count", "edges")
+                if lost
+                else report.edges_before + report.births
+            )
         self.backend.write(
             "namespace_maintained",
             ns=ns,
