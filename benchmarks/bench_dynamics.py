@@ -288,39 +288,40 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
     """Add liquid edges until ``NS`` has ``target`` of them: the scale goal is stated in
     edges, and a store filled through the write path has ~4.5 per memory. The ends are
     drawn with Zipf popularity (hubs, as co-firing makes them), weights and last firing as
-    a month of use leaves them; written through ``link_assoc`` like restored edges."""
-    have = _first_count(g, "assoc_count", "edges")
-    rng = np.random.default_rng(seed)
+    a month of use leaves them; written through ``link_assoc`` like restored edges (a pair
+    drawn twice is merged: the count is taken again until the target is reached)."""
+    t0, now = time.perf_counter(), time.time()
+    before = have = _first_count(g, "assoc_count", "edges")
     ids = [m for r in g.backend.read("memory_cores", ns=NS) if (m := r["id"])]
-    rng.shuffle(ids)
     cdf = SynthMemory._zipf_cdf(len(ids))
-    t0, now, added = time.perf_counter(), time.time(), 0
     with tqdm(total=max(0, target - have), desc="densify", unit="edge", leave=False) as bar:
-        while have + added < target:
-            n = min(5_000, target - have - added)
-            a = np.searchsorted(cdf, rng.random(n))
-            b = rng.integers(0, len(ids), n)
-            fired = now - rng.uniform(0, 30 * 86_400, n)
-            rows = [
-                {
-                    "a": ids[x],
-                    "b": ids[y],
-                    "props": {
-                        "w": float(w),
-                        "w_at": float(t),
-                        "fired_at": float(t),
-                        "fired_count": 1,
-                        "permanent": False,
-                        "born": "bench",
-                    },
-                }
-                for x, y, w, t in zip(a, b, rng.beta(2, 5, n), fired, strict=True)
-                if x != y
-            ]
-            done = _first_count(g, None, "linked", rows=rows)
-            added += done
-            bar.update(done)
-    return {"assoc_before": have, "assoc_added": added, "seconds": time.perf_counter() - t0}
+        while have < target:
+            rng = np.random.default_rng([seed, have])  # new pairs on every round and rerun
+            order = rng.permutation(len(ids))
+            for start in range(0, target - have, 5_000):
+                n = min(5_000, target - have - start)
+                a = order[np.searchsorted(cdf, rng.random(n))]
+                b = rng.integers(0, len(ids), n)
+                fired = now - rng.uniform(0, 30 * 86_400, n)
+                rows = [
+                    {
+                        "a": ids[x],
+                        "b": ids[y],
+                        "props": {
+                            "w": float(w),
+                            "w_at": float(t),
+                            "fired_at": float(t),
+                            "fired_count": 1,
+                            "permanent": False,
+                            "born": "bench",
+                        },
+                    }
+                    for x, y, w, t in zip(a, b, rng.beta(2, 5, n), fired, strict=True)
+                    if x != y
+                ]
+                bar.update(_first_count(g, None, "linked", rows=rows))
+            have = _first_count(g, "assoc_count", "edges")
+    return {"assoc_before": before, "assoc_after": have, "seconds": time.perf_counter() - t0}
 
 
 def _first_count(g: LiquidGraph, name: str | None, key: str, **params: Any) -> int:

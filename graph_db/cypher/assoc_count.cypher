@@ -1,7 +1,7 @@
-// Number of liquid (ASSOC) edges in $ns.
+// Number of liquid (ASSOC) edges in $ns (counted inside each branch: see stats_edges).
 CALL {
-  MATCH (:Episode {ns: $ns})-[x:ASSOC]->() RETURN x
+  MATCH (:Episode {ns: $ns})-[x:ASSOC]->() RETURN count(x) AS edges
   UNION ALL
-  MATCH (:Fact {ns: $ns})-[x:ASSOC]->() RETURN x
+  MATCH (:Fact {ns: $ns})-[x:ASSOC]->() RETURN count(x) AS edges
 }
-RETURN count(x) AS edges
+RETURN sum(edges) AS edges

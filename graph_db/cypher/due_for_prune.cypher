@@ -1,12 +1,13 @@
 // Memories of $ns one of whose liquid edges may have decayed under w_min by $now (expire_at,
 // range-indexed, is a lower bound on that time), at most $limit. The range is matched
-// before the namespace: the index on expire_at is what makes this cheap.
+// before the namespace (the range index makes this cheap); each branch is bounded (a union is
+// held in the engine's heap).
 CALL {
-  MATCH (m:Episode) WHERE m.expire_at <= $now RETURN m
+  MATCH (m:Episode) WHERE m.expire_at <= $now
+  WITH m WHERE m.ns = $ns RETURN m.id AS id LIMIT $limit
   UNION ALL
-  MATCH (m:Fact) WHERE m.expire_at <= $now RETURN m
+  MATCH (m:Fact) WHERE m.expire_at <= $now
+  WITH m WHERE m.ns = $ns RETURN m.id AS id LIMIT $limit
 }
-WITH m
-WHERE m.ns = $ns
-RETURN m.id AS id
+RETURN id
 LIMIT $limit
