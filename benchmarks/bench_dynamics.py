@@ -286,21 +286,26 @@ def fill(g: LiquidGraph, gen: SynthMemory, batch: int, n: int) -> dict[str, Any]
 
 def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
     """Add liquid edges until ``NS`` has ``target`` of them: the scale goal is stated in
-    edges, and a store filled through the write path has ~4.5 per memory. The ends are
-    drawn with Zipf popularity (hubs, as co-firing makes them), weights and last firing as
-    a month of use leaves them; written through ``link_assoc`` like restored edges (a pair
-    drawn twice is merged: the count is taken again until the target is reached)."""
+    edges, and a store filled through the write path has ~4.5 per memory. More of the same
+    graph: one end of each new edge is drawn in proportion to the degree it already has
+    (preferential attachment: the hubs grow as the write path made them), the other
+    uniformly; weights and last firing as a month of use leaves them; written through
+    ``link_assoc`` like restored edges (a pair drawn twice is merged: the count is taken
+    again until the target is reached)."""
     t0, now = time.perf_counter(), time.time()
     before = have = _first_count(g, "assoc_count", "edges")
     ids = [m for r in g.backend.read("memory_cores", ns=NS) if (m := r["id"])]
-    cdf = SynthMemory._zipf_cdf(len(ids))
     with tqdm(total=max(0, target - have), desc="densify", unit="edge", leave=False) as bar:
         while have < target:
             rng = np.random.default_rng([seed, have])  # new pairs on every round and rerun
-            order = rng.permutation(len(ids))
+            degree = dict.fromkeys(ids, 1)
+            for r in g.backend.read("assoc_edges", ns=NS):
+                degree[r["a"]] = degree.get(r["a"], 1) + 1
+                degree[r["b"]] = degree.get(r["b"], 1) + 1
+            cdf = np.cumsum([degree[m] for m in ids], dtype=np.float64)
             for start in range(0, target - have, 5_000):
                 n = min(5_000, target - have - start)
-                a = order[np.searchsorted(cdf, rng.random(n))]
+                a = np.searchsorted(cdf, rng.random(n) * cdf[-1])
                 b = rng.integers(0, len(ids), n)
                 fired = now - rng.uniform(0, 30 * 86_400, n)
                 rows = [

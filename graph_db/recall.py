@@ -209,6 +209,7 @@ class Recaller:
             "now": now,
             "next_w": s.walk_next_weight,
             "derived_w": s.walk_derived_weight,
+            "fanout": s.walk_max_fanout,
             **DecayParams.of(s).as_params(),
         }
         for depth in range(s.walk_depth):

@@ -158,6 +158,12 @@ class GraphSettings(BaseSettings):
         le=1,
         description="Weight of a hop through a shared entity, divided by sqrt(entity degree).",
     )
+    walk_max_fanout: int = Field(
+        default=256,
+        ge=1,
+        description="Edges of one memory a walk step reads at most: a hub (a memory tied to "
+        "thousands) is reached but not walked through in full.",
+    )
     walk_entity_max_degree: int = Field(
         default=20, ge=1, description="Entities linked to more memories are not walked through."
     )

@@ -4,7 +4,9 @@
 // w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold), as
 // graph_db.dynamics.effective_weight; NEXT: $next_w; DERIVED_FROM: $derived_w) and what
 // recall needs to rank the memory reached (row; null for the $known ids, whose rows the
-// caller has). Weighing and filtering here keeps the rows sent back few.
+// caller has). Weighing and filtering here keeps the rows sent back few. At most $fanout
+// edges of each memory are read (in the engine's order): a hub tied to thousands of
+// memories would cost seconds, and says little about any one of them.
 UNWIND $frontier AS f
 OPTIONAL MATCH (e:Episode {id: f.id})
 WHERE e.ns = $ns
@@ -12,8 +14,12 @@ OPTIONAL MATCH (x:Fact {id: f.id})
 WHERE x.ns = $ns
 WITH f, coalesce(e, x) AS m
 WHERE m IS NOT NULL
-MATCH (m)-[r:ASSOC|NEXT|DERIVED_FROM]-(o)
-WHERE o.ns = $ns
+CALL (m) {
+  MATCH (m)-[r:ASSOC|NEXT|DERIVED_FROM]-(o)
+  WHERE o.ns = $ns
+  RETURN r, o
+  LIMIT $fanout
+}
 WITH f, o, r, type(r) AS edge,
      coalesce(r.w_at, $now) AS w_at, coalesce(r.fired_at, r.w_at, $now) + $hold AS held
 WITH f, o, r, edge, CASE WHEN w_at > held THEN w_at ELSE held END AS start
