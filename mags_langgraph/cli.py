@@ -159,6 +159,8 @@ def maintain(user: str, home: HomeOpt = None) -> None:
     table.add_column("value", justify="right")
     for key, value in report.model_dump().items():
         if key != "ns":
+            if value is None:
+                continue  # not counted by an incremental pass
             shown = f"{value:.2f}" if isinstance(value, float) else str(value)
             table.add_row(key.replace("_", " "), shown)
     console.print(table)
