@@ -3,11 +3,14 @@
 Decay is lazy (weights are computed on read), so a pass never has to touch an edge that is
 neither dying nor changed. A pass visits two kinds of memories, found by range indexes:
 - due to expire (``expire_at <= now``): one of their liquid edges may have decayed under
-  ``w_min``; ``expire_at`` is a lower bound on that time, kept by each pass;
+  ``w_min``; ``expire_at`` is a lower bound on that time, recomputed by each prune and
+  lowered by every query that writes an edge (hebbian_update and births to the edge's own
+  death time, link_assoc to 0: check at the next pass);
 - due for vitals (``vitals_due <= now``): written, used, re-linked or re-cored since their
   last visit (the write queries set it), or not visited for ``vitals_refresh_days``.
 Each kind at most ``maintain_batch`` per pass (the rest waits for the next pass). In order:
-1. prune: dead edges of both kinds deleted, ``expire_at`` recomputed (``edges_prune``);
+1. prune: dead edges of the memories due to expire deleted, ``expire_at`` recomputed
+   (``edges_prune``);
 2. k-core decomposition of the ASSOC graph when the last one is older than
    ``kcore_every_days`` (a global pass: the edge list is read once and peeled in Python,
    O(V + E); ``kcore=False`` defers it, e.g. to a quieter moment or another thread); only
@@ -15,7 +18,8 @@ Each kind at most ``maintain_batch`` per pass (the rest waits for the next pass)
 3. vitals of the memories due: importance recomputed (formula in ``memory_vitals.cypher``),
    the innermost cores (at most ``protect_share`` of the memories, k >= ``core_protect``)
    consolidated and protected, memories without any edge weakened;
-4. births (triadic closure) around the memories visited;
+4. births (triadic closure) around the memories visited whose edges changed since the last
+   pass (``edges_at``);
 5. death among the memories visited: periphery (core <= ``forget_core``), importance under
    ``forget_importance``, not accessed for ``grace_days``, not protected, not permanent;
 6. capacity: above ``capacity`` memories, the least important unprotected ones go.
@@ -157,10 +161,6 @@ class Maintainer:
 
         if not full:  # after pruning and decomposing: both mark memories due
             due = self._due(ns, "due_for_vitals", now)
-            fresh = sorted(set(due) - set(expiring))  # edges written since their last check
-            checked, pruned = self.prune(ns, fresh, now)
-            report.edges_checked += checked
-            report.pruned_edges += pruned
         report.visited = len(due)
         for page in _pages(due, self.PAGE):
             done = self.backend.write(
@@ -174,7 +174,8 @@ class Maintainer:
                 **DecayParams.of(s).as_params(),
             )
             report.consolidated += _first(done, "consolidated")
-        report.births = self._births(ns, due, now)
+        since = -1e18 if full else float(state.get("maintained_at") or -1e18)
+        report.births = self._births(ns, due, now, since)
         dying = self._dying(ns, due, now)
         self._delete(ns, dying)
         report.forgotten = len(dying)
@@ -227,7 +228,8 @@ class Maintainer:
             self.backend.write("memory_cores_set", ns=ns, rows=page, now=now)
         return protect
 
-    def _births(self, ns: str, centres: list[str], now: float) -> int:
+    def _births(self, ns: str, centres: list[str], now: float, since: float) -> int:
+        """Triadic closure around the centres whose edges changed since ``since``."""
         s, births = self.settings, 0
         for page in _pages(centres, self.TRIADIC_PAGE):
             if births >= s.maintain_batch:
@@ -241,6 +243,9 @@ class Maintainer:
                 min_w=s.triadic_min_w,
                 max_near=self.TRIADIC_NEAR,
                 limit=s.maintain_batch - births,
+                since=since,
+                w_min=s.w_min,
+                **DecayParams.of(s).as_params(),
             )
             births += _first(rows, "births")
         return births

@@ -40,7 +40,7 @@ class Plasticity:
     def _params(self, now: float) -> dict[str, float]:
         s = self.settings
         decay = DecayParams.of(s).as_params()
-        return {"now": now, "eta": s.hebbian_eta, "w_perm": s.w_perm, **decay}
+        return {"now": now, "eta": s.hebbian_eta, "w_perm": s.w_perm, "w_min": s.w_min, **decay}
 
     def hebbian(self, ns: str, pairs: Sequence[tuple[str, str, float]], now: float) -> list[dict]:
         """Apply the Hebbian rule to each (a, b, usefulness); an absent edge is created."""

@@ -265,7 +265,8 @@ def test_after_the_first_pass_maintenance_visits_only_what_is_due(graph, ns):
     finally:
         graph.settings.maintain_batch = GraphSettings().maintain_batch
     assert (one.visited, two.visited) == (1, 1)  # bounded per pass; the rest waits
-    assert one.edges_checked + two.edges_checked == 1  # the a-b edge, checked once
+    # the Hebbian write kept a's expiry bound itself: no prune check is needed for it
+    assert one.edges_checked + two.edges_checked == 0
     # e-f (0.03, held 7 days after firing, then -1%/day) falls under w_min=0.02 on day ~47.5
     params = DecayParams.of(graph.settings)
     dies = now + params.hold + math.log(0.03 / graph.settings.w_min) / params.decay

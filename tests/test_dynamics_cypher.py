@@ -52,6 +52,7 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
         "decay": 0.01,
         "hold": 0.0,
         "w_perm": 0.95,
+        "w_min": 0.02,
     }
     graph.backend.write("hebbian_update", now=10.0, **args)
     w1 = 0.5 * math.exp(-0.1)
@@ -80,17 +81,24 @@ def test_co_fired_memories_without_an_edge_get_one(graph, ns):
     ids = _episodes(graph, ns, "xy")
     _clear_assoc(graph, ns)
     x, y = sorted(ids.values())
+    with graph.backend.driver.session(database=graph.backend.database) as s:
+        s.run("MATCH (m:Episode {ns: $ns}) SET m.expire_at = null", ns=ns).consume()
     (row,) = graph.backend.write(
         "hebbian_update",
         ns=ns,
         now=5.0,
         eta=0.3,
         decay=0.01,
-        hold=0.0,
+        hold=2.0,
         w_perm=0.95,
+        w_min=0.02,
         rows=[{"a": x, "b": y, "u": 1.0}],
     )
     assert row["w"] == pytest.approx(0.3)
+    # the writer keeps the source's expiry bound: held 2 s, then 0.3 e^(-0.01 t) hits 0.02
+    expire_at = graph.get(ns, x).properties["expire_at"]
+    assert expire_at == pytest.approx(5.0 + 2.0 + math.log(0.3 / 0.02) / 0.01)
+    assert graph.get(ns, y).properties["edges_at"] == 5.0
 
 
 def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):

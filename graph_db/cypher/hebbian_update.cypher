@@ -3,7 +3,9 @@
 // w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold): an edge is held for
 // $hold seconds after it fired (recency correction); permanent edges do not decay. A pair without an edge
 // gets one (co-fired memories are linked). w >= w_perm makes the edge permanent. Both ends
-// are due for a maintenance visit (their weighted degree changed).
+// are due for a maintenance visit (their weighted degree changed) and mark when their edges
+// last changed (edges_at: where triadic closure looks); the source's expire_at stays a lower
+// bound on when its first edge falls under $w_min (this one: after the hold, then decay).
 UNWIND $rows AS r
 // one edge per pair, stored from the smaller id to the larger
 WITH r, CASE WHEN r.a < r.b THEN r.a ELSE r.b END AS lo,
@@ -33,5 +35,11 @@ SET x.w = w_new,
     x.fired_at = $now,
     x.fired_count = coalesce(x.fired_count, 0) + 1,
     x.permanent = coalesce(x.permanent, false) OR w_new >= $w_perm,
-    a.vitals_due = $now, b.vitals_due = $now
+    a.vitals_due = $now, b.vitals_due = $now, a.edges_at = $now, b.edges_at = $now
+WITH r, a, x,
+     CASE WHEN x.permanent OR $decay <= 0 OR $w_min <= 0 THEN null
+          WHEN x.w < $w_min THEN $now
+          ELSE $now + $hold + log(x.w / $w_min) / $decay END AS dies
+SET a.expire_at = CASE WHEN dies IS NOT NULL AND coalesce(a.expire_at, dies) >= dies THEN dies
+                       ELSE a.expire_at END
 RETURN r.a AS a, r.b AS b, x.w AS w, x.permanent AS permanent
