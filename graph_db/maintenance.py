@@ -162,32 +162,15 @@ class Maintainer:
         if not full:  # after pruning and decomposing: both mark memories due
             due = self._due(ns, "due_for_vitals", now)
         report.visited = len(due)
-        for page in _pages(due, self.PAGE):
-            done = self.backend.write(
-                "memory_vitals",
-                ns=ns,
-                ids=page,
-                now=now,
-                protect_core=protect,
-                isolation_decay=s.isolation_decay,
-                refresh=s.vitals_refresh_days * DAY_S,
-                **DecayParams.of(s).as_params(),
-            )
-            report.consolidated += _first(done, "consolidated")
+        report.consolidated = self._vitals(ns, due, now, protect)
         since = -1e18 if full else float(state.get("maintained_at") or -1e18)
         report.births = self._births(ns, due, now, since)
         dying = self._dying(ns, due, now)
         self._delete(ns, dying)
         report.forgotten = len(dying)
-
         limit = capacity if capacity is not None else s.capacity
         if limit is not None:
-            left = self._count(ns, "memory_count", "memories")
-            if left > limit:
-                rows = self.backend.read("capacity_victims", ns=ns, excess=left - limit)
-                victims = [r["id"] for r in rows]
-                self._delete(ns, victims)
-                report.capacity_dropped = len(victims)
+            report.capacity_dropped = self._cap(ns, limit)
         if full or limit is not None:
             report.nodes_after = self._count(ns, "memory_count", "memories")
         if report.edges_before is not None:  # counted after pruning, by the decomposition
@@ -227,6 +210,33 @@ class Maintainer:
         for page in _pages(changed, self.PAGE):
             self.backend.write("memory_cores_set", ns=ns, rows=page, now=now)
         return protect
+
+    def _vitals(self, ns: str, ids: list[str], now: float, protect: int) -> int:
+        """Importance and protection of ``ids`` recomputed; how many were consolidated."""
+        s, consolidated = self.settings, 0
+        for page in _pages(ids, self.PAGE):
+            done = self.backend.write(
+                "memory_vitals",
+                ns=ns,
+                ids=page,
+                now=now,
+                protect_core=protect,
+                isolation_decay=s.isolation_decay,
+                refresh=s.vitals_refresh_days * DAY_S,
+                **DecayParams.of(s).as_params(),
+            )
+            consolidated += _first(done, "consolidated")
+        return consolidated
+
+    def _cap(self, ns: str, limit: int) -> int:
+        """Drop the memories above ``limit`` (see capacity_victims.cypher); how many."""
+        left = self._count(ns, "memory_count", "memories")
+        if left <= limit:
+            return 0
+        rows = self.backend.read("capacity_victims", ns=ns, excess=left - limit)
+        victims = [r["id"] for r in rows]
+        self._delete(ns, victims)
+        return len(victims)
 
     def _births(self, ns: str, centres: list[str], now: float, since: float) -> int:
         """Triadic closure around the centres whose edges changed since ``since``."""
