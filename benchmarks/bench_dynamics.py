@@ -580,6 +580,9 @@ def table(results: list[dict[str, Any]]) -> Table:
     return t
 
 
+COMMIT = git_commit()  # at start: the JSON written after each size would mark it dirty
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
@@ -621,7 +624,7 @@ def write_json(args: argparse.Namespace, embedder: str, results: list[dict[str, 
     out = {
         "benchmark": "bench_dynamics",
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "commit": git_commit(),
+        "commit": COMMIT,
         "machine": machine(),
         "embedder": embedder,
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
