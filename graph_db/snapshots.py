@@ -6,6 +6,8 @@ then one line per node ``{"kind": "node", "label", "props"}`` and one per edge
 ``{"kind": "edge", "type", "a", "b", "props"}`` (edges by the ids of their
 ends). The format is our own so it moves between Neo4j and ArcadeDB.
 Restoring replaces the namespace in one transaction: all of it, or nothing.
+Exactly, save the maintenance schedule (``SCHEDULE``): it is not exported, and a restore
+makes every memory due at the next maintenance pass (its writes mark them).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ _LINK = {
     "SUPERSEDES": "link_supersedes",
 }
 _BATCH = 500
+#: when maintenance next looks at a memory (graph_db.maintenance): state of the store, not of
+#: the memory
+SCHEDULE = ("vitals_due", "expire_at", "edges_at")
 
 
 def export_namespace(graph: LiquidGraph, ns: str, path: Path) -> Path:
@@ -62,7 +67,8 @@ def export_namespace(graph: LiquidGraph, ns: str, path: Path) -> Path:
     with gzip.open(tmp, "wt", encoding="utf-8") as f:
         f.write(json.dumps(header) + "\n")
         for n in nodes:
-            f.write(json.dumps({"kind": "node", "label": n["label"], "props": n["props"]}) + "\n")
+            props = {k: v for k, v in n["props"].items() if k not in SCHEDULE}
+            f.write(json.dumps({"kind": "node", "label": n["label"], "props": props}) + "\n")
         for e in edges:
             line = {"kind": "edge", "type": e["type"], "a": e["a"], "b": e["b"]}
             f.write(json.dumps({**line, "props": e["props"]}) + "\n")
