@@ -225,8 +225,8 @@ class GraphSettings(BaseSettings):
     decay_recency_days: float = Field(
         default=7.0,
         ge=0,
-        description="Recency correction: an edge fired within this many days decays at half "
-        "the rate (evaluated lazily on read and in the sweep).",
+        description="Recency correction: an edge is held at full strength for this many days "
+        "after it fired, then decays (evaluated lazily, where it is read).",
     )
     w_perm: float = Field(
         default=0.9, gt=0, le=1, description="An edge this strong becomes permanent."
