@@ -237,11 +237,12 @@ class GraphSettings(BaseSettings):
 
     # --- maintenance -----------------------------------------------------------------
     maintain_batch: int = Field(
-        default=5_000,
+        default=4_000,
         ge=1,
         description="Memories one incremental maintenance pass visits at most (each of its "
-        "steps: edges due to expire, memories due for vitals), the page size of a full pass, "
-        "and the most births or deaths per pass: what bounds a pass's time.",
+        "steps: edges due to expire, memories due for vitals), and the most births or deaths "
+        "per pass: what bounds a pass's time (~0.7 ms per memory at 1M edges on 2 cores: "
+        "4000 keeps a pass under 3 s).",
     )
     vitals_refresh_days: float = Field(
         default=7.0,
