@@ -30,6 +30,7 @@ pages, and always decomposes.
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -88,29 +89,23 @@ class Maintainer:
 
     def prune(self, ns: str, ids: list[str], now: float) -> tuple[int, int]:
         """Dead liquid edges leaving ``ids`` deleted; (edges checked, edges pruned)."""
-        s, checked, pruned = self.settings, 0, 0
-        for page in _pages(ids, self.PAGE):
-            rows = self.backend.write(
-                "edges_prune",
-                ns=ns,
-                ids=page,
-                now=now,
-                w_min=s.w_min,
-                **DecayParams.of(s).as_params(),
-            )
-            checked += _first(rows, "checked")
-            pruned += _first(rows, "pruned")
-        return checked, pruned
+        s = self.settings
+        decay = DecayParams.of(s).as_params()
+        done = self._write_pages("edges_prune", ns, ids, now=now, w_min=s.w_min, **decay)
+        return done["checked"], done["pruned"]
 
     def kcore(self, ns: str) -> dict[str, int]:
         """Core number of every memory of ``ns`` over its ASSOC edges."""
-        return self._decompose(ns)[0]
+        return self._decompose(ns, self._stored_cores(ns))[0]
 
-    def _decompose(self, ns: str) -> tuple[dict[str, int], dict[str, int | None], int]:
-        """(core numbers, the core numbers stored, number of ASSOC edges)."""
-        stored = {r["id"]: r["core"] for r in self.backend.read("memory_cores", ns=ns)}
+    def _stored_cores(self, ns: str) -> dict[str, int | None]:
+        """Every memory id of ``ns`` with the core number stored on it."""
+        return {r["id"]: r["core"] for r in self.backend.read("memory_cores", ns=ns)}
+
+    def _decompose(self, ns: str, stored: dict[str, int | None]) -> tuple[dict[str, int], int]:
+        """(core numbers of the memories ``stored``, number of ASSOC edges)."""
         edges = [(r["a"], r["b"]) for r in self.backend.read("assoc_edges", ns=ns)]
-        return core_numbers(list(stored), edges), stored, len(edges)
+        return core_numbers(list(stored), edges), len(edges)
 
     def protect_core(self, cores: dict[str, int]) -> int:
         """The smallest k whose k-core holds at most ``protect_share`` of the memories (and
@@ -142,8 +137,10 @@ class Maintainer:
         state = _first_row(self.backend.read("namespace_maintenance", ns=ns))
         full = state.get("maintained_at") is None if full is None else full
         report = MaintenanceReport(ns=ns, full=full)
+        stored: dict[str, int | None] | None = None  # read once, for a full pass's ids
         if full:
-            every = [r["id"] for r in self.backend.read("memory_cores", ns=ns)]
+            stored = self._stored_cores(ns)
+            every = list(stored)
             report.nodes_before = len(every)
             expiring, due = every, every
         else:
@@ -155,7 +152,8 @@ class Maintainer:
         if kcore is None:
             kcore = last_kcore is None or now - last_kcore >= s.kcore_every_days * DAY_S
         if full or kcore:
-            protect = self._kcore(ns, now, report, protect)
+            stored = stored if stored is not None else self._stored_cores(ns)
+            protect = self._kcore(ns, now, report, protect, stored)
         protect = protect if protect is not None else s.core_protect
         report.protect_core = protect
 
@@ -170,9 +168,10 @@ class Maintainer:
         report.forgotten = len(dying)
         limit = capacity if capacity is not None else s.capacity
         if limit is not None:
-            report.capacity_dropped = self._cap(ns, limit)
-        if full or limit is not None:
-            report.nodes_after = self._count(ns, "memory_count", "memories")
+            left, report.capacity_dropped = self._cap(ns, limit)
+            report.nodes_after = left - report.capacity_dropped
+        elif full:  # nodes_before was counted by this pass
+            report.nodes_after = len(every) - report.forgotten
         if report.edges_before is not None:  # counted after pruning, by the decomposition
             lost = report.forgotten or report.capacity_dropped  # their edges went with them
             report.edges_after = (
@@ -194,10 +193,17 @@ class Maintainer:
         rows = self.backend.read(name, ns=ns, now=now, limit=self.settings.maintain_batch)
         return [r["id"] for r in rows]
 
-    def _kcore(self, ns: str, now: float, report: MaintenanceReport, old: int | None) -> int:
+    def _kcore(
+        self,
+        ns: str,
+        now: float,
+        report: MaintenanceReport,
+        old: int | None,
+        stored: dict[str, int | None],
+    ) -> int:
         """Decompose, store the core numbers that changed (those memories become due, and
         so do those whose protection changes with the new ``protect_core``)."""
-        cores, stored, edges = self._decompose(ns)
+        cores, edges = self._decompose(ns, stored)
         report.kcore, report.edges_before = True, edges
         for core in cores.values():
             report.cores[core] = report.cores.get(core, 0) + 1
@@ -213,30 +219,38 @@ class Maintainer:
 
     def _vitals(self, ns: str, ids: list[str], now: float, protect: int) -> int:
         """Importance and protection of ``ids`` recomputed; how many were consolidated."""
-        s, consolidated = self.settings, 0
-        for page in _pages(ids, self.PAGE):
-            done = self.backend.write(
-                "memory_vitals",
-                ns=ns,
-                ids=page,
-                now=now,
-                protect_core=protect,
-                isolation_decay=s.isolation_decay,
-                refresh=s.vitals_refresh_days * DAY_S,
-                **DecayParams.of(s).as_params(),
-            )
-            consolidated += _first(done, "consolidated")
-        return consolidated
+        s = self.settings
+        done = self._write_pages(
+            "memory_vitals",
+            ns,
+            ids,
+            now=now,
+            protect_core=protect,
+            isolation_decay=s.isolation_decay,
+            refresh=s.vitals_refresh_days * DAY_S,
+            **DecayParams.of(s).as_params(),
+        )
+        return done["consolidated"]
 
-    def _cap(self, ns: str, limit: int) -> int:
-        """Drop the memories above ``limit`` (see capacity_victims.cypher); how many."""
+    def _write_pages(self, name: str, ns: str, ids: list[str], **params: Any) -> dict[str, int]:
+        """Run write query ``name`` over ``ids`` a page at a time; its counts summed."""
+        totals: dict[str, int] = {}
+        for page in _pages(ids, self.PAGE):
+            for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
+                for key, value in row.items():
+                    totals[key] = totals.get(key, 0) + int(value or 0)
+        return defaultdict(int, totals)
+
+    def _cap(self, ns: str, limit: int) -> tuple[int, int]:
+        """Drop the memories above ``limit`` (see capacity_victims.cypher): (memories
+        counted before, memories dropped)."""
         left = self._count(ns, "memory_count", "memories")
         if left <= limit:
-            return 0
+            return left, 0
         rows = self.backend.read("capacity_victims", ns=ns, excess=left - limit)
         victims = [r["id"] for r in rows]
         self._delete(ns, victims)
-        return len(victims)
+        return left, len(victims)
 
     def _births(self, ns: str, centres: list[str], now: float, since: float) -> int:
         """Triadic closure around the centres whose edges changed since ``since``."""
