@@ -538,8 +538,8 @@ def display(r: dict[str, Any]) -> dict[str, str]:
             continue
         rep = m["report"]
         out[f"{label}: wall s"] = f"{m['wall_s']:,.2f}"
-        out[f"  {label}: ASSOC edges / memories visited"] = (
-            f"{m['assoc_edges']:,} / {rep['visited']:,}"
+        out[f"  {label}: ASSOC edges / memories visited (deferred)"] = (
+            f"{m['assoc_edges']:,} / {rep['visited']:,} ({rep.get('deferred', 0):,})"
         )
         out[f"  {label}: edges checked / pruned / born / forgotten"] = (
             f"{rep['edges_checked']:,} / {rep['pruned_edges']:,} / {rep['births']:,} / "

@@ -40,6 +40,9 @@ from graph_db.backends import GraphBackend, Tx
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.settings import GraphSettings
 
+# shares of the time budget after which pruning, visiting and births stop (between pages)
+PRUNE_SHARE, VITALS_SHARE, BIRTHS_SHARE = 0.35, 0.75, 0.9
+
 
 class MaintenanceReport(BaseModel):
     """What one ``maintain()`` pass changed. Counts of the whole namespace are taken only where
@@ -48,6 +51,9 @@ class MaintenanceReport(BaseModel):
     ns: str
     full: bool = Field(default=False, description="every memory visited, not only those due")
     visited: int = Field(default=0, description="memories visited (vitals recomputed)")
+    deferred: int = Field(
+        default=0, description="memories due but left for the next pass (time budget spent)"
+    )
     nodes_before: int | None = None
     nodes_after: int | None = None
     edges_before: int | None = Field(
@@ -81,17 +87,21 @@ class Maintainer:
     """Runs maintenance passes for one store."""
 
     PAGE = 2_000  # memories per write transaction
+    BUDGET_PAGE = 250  # per transaction when a time budget is checked between pages
     TRIADIC_PAGE, TRIADIC_NEAR = 1_000, 16  # centres per call; strongest neighbours of each
 
     def __init__(self, backend: GraphBackend, settings: GraphSettings) -> None:
         self.backend = backend
         self.settings = settings
 
-    def prune(self, ns: str, ids: list[str], now: float) -> tuple[int, int]:
-        """Dead liquid edges leaving ``ids`` deleted; (edges checked, edges pruned)."""
+    def prune(
+        self, ns: str, ids: list[str], now: float, deadline: float | None = None
+    ) -> tuple[int, int]:
+        """Dead liquid edges leaving ``ids`` deleted (until ``deadline``: the rest stays
+        due); (edges checked, edges pruned)."""
         s = self.settings
         decay = DecayParams.of(s).as_params()
-        done = self._write_pages("edges_prune", ns, ids, now=now, w_min=s.w_min, **decay)
+        done = self._write_pages(deadline, "edges_prune", ns, ids, now=now, w_min=s.w_min, **decay)
         return done["checked"], done["pruned"]
 
     def kcore(self, ns: str) -> dict[str, int]:
@@ -145,24 +155,34 @@ class Maintainer:
             expiring, due = every, every
         else:
             expiring = self._due(ns, "due_for_prune", now)
-        report.edges_checked, report.pruned_edges = self.prune(ns, expiring, now)
+        budget = None if full else s.maintain_budget_s
+        started = t0  # the budget's clock: the whole pass but the decomposition
+        report.edges_checked, report.pruned_edges = self.prune(
+            ns, expiring, now, None if budget is None else started + budget * PRUNE_SHARE
+        )
 
         protect = state.get("protect_core")
         last_kcore = state.get("kcore_at")
         if kcore is None:
             kcore = last_kcore is None or now - last_kcore >= s.kcore_every_days * DAY_S
         if full or kcore:
+            t_kcore = time.perf_counter()
             stored = stored if stored is not None else self._stored_cores(ns)
             protect = self._kcore(ns, now, report, protect, stored)
+            started += time.perf_counter() - t_kcore
         protect = protect if protect is not None else s.core_protect
         report.protect_core = protect
 
         if not full:  # after pruning and decomposing: both mark memories due
             due = self._due(ns, "due_for_vitals", now)
-        report.visited = len(due)
-        report.consolidated = self._vitals(ns, due, now, protect)
+        deadline = None if budget is None else started + budget * VITALS_SHARE
+        report.consolidated, report.visited = self._vitals(ns, due, now, protect, deadline)
+        report.deferred = len(due) - report.visited
+        due = due[: report.visited]  # the rest stays due: the next pass goes on
         since = -1e18 if full else float(state.get("maintained_at") or -1e18)
-        report.births = self._births(ns, due, now, since)
+        report.births = self._births(
+            ns, due, now, since, None if budget is None else started + budget * BIRTHS_SHARE
+        )
         dying = self._dying(ns, due, now)
         self._delete(ns, dying)
         report.forgotten = len(dying)
@@ -217,10 +237,14 @@ class Maintainer:
             self.backend.write("memory_cores_set", ns=ns, rows=page, now=now)
         return protect
 
-    def _vitals(self, ns: str, ids: list[str], now: float, protect: int) -> int:
-        """Importance and protection of ``ids`` recomputed; how many were consolidated."""
+    def _vitals(
+        self, ns: str, ids: list[str], now: float, protect: int, deadline: float | None
+    ) -> tuple[int, int]:
+        """Importance and protection of ``ids`` recomputed (in order, until ``deadline``):
+        how many were consolidated, how many visited."""
         s = self.settings
         done = self._write_pages(
+            deadline,
             "memory_vitals",
             ns,
             ids,
@@ -230,15 +254,22 @@ class Maintainer:
             refresh=s.vitals_refresh_days * DAY_S,
             **DecayParams.of(s).as_params(),
         )
-        return done["consolidated"]
+        return done["consolidated"], done["_ids"]
 
-    def _write_pages(self, name: str, ns: str, ids: list[str], **params: Any) -> dict[str, int]:
-        """Run write query ``name`` over ``ids`` a page at a time; its counts summed."""
-        totals: dict[str, int] = {}
-        for page in _pages(ids, self.PAGE):
+    def _write_pages(
+        self, deadline: float | None, name: str, ns: str, ids: list[str], **params: Any
+    ) -> dict[str, int]:
+        """Run write query ``name`` over ``ids`` a page at a time, its counts summed
+        (``_ids``: how many were done); no new page once ``deadline`` has passed."""
+        totals: dict[str, int] = {"_ids": 0}
+        size = self.PAGE if deadline is None else self.BUDGET_PAGE
+        for page in _pages(ids, size):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
             for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
                 for key, value in row.items():
                     totals[key] = totals.get(key, 0) + int(value or 0)
+            totals["_ids"] += len(page)
         return defaultdict(int, totals)
 
     def _cap(self, ns: str, limit: int) -> tuple[int, int]:
@@ -252,11 +283,14 @@ class Maintainer:
         self._delete(ns, victims)
         return left, len(victims)
 
-    def _births(self, ns: str, centres: list[str], now: float, since: float) -> int:
+    def _births(
+        self, ns: str, centres: list[str], now: float, since: float, deadline: float | None
+    ) -> int:
         """Triadic closure around the centres whose edges changed since ``since``."""
         s, births = self.settings, 0
         for page in _pages(centres, self.TRIADIC_PAGE):
-            if births >= s.maintain_batch:
+            late = deadline is not None and time.perf_counter() >= deadline
+            if births >= s.maintain_batch or late:
                 break
             rows = self.backend.write(
                 "triadic_close",

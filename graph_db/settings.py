@@ -242,7 +242,14 @@ class GraphSettings(BaseSettings):
         description="Memories one incremental maintenance pass visits at most (each of its "
         "steps: edges due to expire, memories due for vitals), and the most births or deaths "
         "per pass: what bounds a pass's time (~0.7 ms per memory at 1M edges on 2 cores: "
-        "4000 keeps a pass under 3 s).",
+        "maintain_budget_s keeps a pass under 3 s when the machine is slower).",
+    )
+    maintain_budget_s: float | None = Field(
+        default=2.5,
+        gt=0,
+        description="Seconds an incremental pass may spend (the k-core decomposition not "
+        "counted): pruning and visiting stop between pages once their share is spent, and "
+        "what was not reached stays due for the next pass. None: only maintain_batch bounds.",
     )
     vitals_refresh_days: float = Field(
         default=7.0,

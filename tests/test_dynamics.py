@@ -265,6 +265,15 @@ def test_after_the_first_pass_maintenance_visits_only_what_is_due(graph, ns):
     finally:
         graph.settings.maintain_batch = GraphSettings().maintain_batch
     assert (one.visited, two.visited) == (1, 1)  # bounded per pass; the rest waits
+    graph.reinforce(ns, [c, d], 1.0)
+    graph.settings.maintain_budget_s = 1e-9  # spent before the first page
+    try:
+        spent = graph.maintain(ns, now=now + 200)
+    finally:
+        graph.settings.maintain_budget_s = GraphSettings().maintain_budget_s
+    resumed = graph.maintain(ns, now=now + 210)
+    assert (spent.visited, spent.deferred) == (0, 2)  # nothing done: both stay due
+    assert (resumed.visited, resumed.deferred) == (2, 0)  # and the next pass does them
     # the Hebbian write kept a's expiry bound itself: no prune check is needed for it
     assert one.edges_checked + two.edges_checked == 0
     # e-f (0.03, held 7 days after firing, then -1%/day) falls under w_min=0.02 on day ~47.5
