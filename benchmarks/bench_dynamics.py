@@ -290,8 +290,8 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
     graph: one end of each new edge is drawn in proportion to the degree it already has
     (preferential attachment: the hubs grow as the write path made them), the other
     uniformly; weights and last firing as a month of use leaves them; written through
-    ``link_assoc`` like restored edges (a pair drawn twice is merged: the count is taken
-    again until the target is reached)."""
+    ``link_assoc`` like restored edges (a pair that exists already is drawn again: a rerun
+    after a prune tops the count up in one round)."""
     t0, now = time.perf_counter(), time.time()
     before = have = assoc_count(g)
     ids = [m for r in g.backend.read("memory_cores", ns=NS) if (m := r["id"])]
@@ -299,15 +299,24 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
         while have < target:
             rng = np.random.default_rng([seed, have])  # new pairs on every round and rerun
             degree = dict.fromkeys(ids, 1)
+            pairs: set[frozenset[str]] = set()  # drawn again, an existing pair only merges
             for r in g.backend.read("assoc_edges", ns=NS):
                 degree[r["a"]] = degree.get(r["a"], 1) + 1
                 degree[r["b"]] = degree.get(r["b"], 1) + 1
+                pairs.add(frozenset((r["a"], r["b"])))
             cdf = np.cumsum([degree[m] for m in ids], dtype=np.float64)
             for start in range(0, target - have, 5_000):
                 n = min(5_000, target - have - start)
-                a = np.searchsorted(cdf, rng.random(n) * cdf[-1])
-                b = rng.integers(0, len(ids), n)
-                fired = now - rng.uniform(0, 30 * 86_400, n)
+                a = np.searchsorted(cdf, rng.random(2 * n) * cdf[-1])
+                b = rng.integers(0, len(ids), 2 * n)
+                fresh = []
+                for x, y in zip(a, b, strict=True):
+                    pair = frozenset((ids[x], ids[y]))
+                    if x != y and pair not in pairs and len(fresh) < n:
+                        pairs.add(pair)
+                        fresh.append((x, y))
+                fired = now - rng.uniform(0, 30 * 86_400, len(fresh))
+                weights = rng.beta(2, 5, len(fresh))
                 rows = [
                     {
                         "a": ids[x],
@@ -321,8 +330,7 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
                             "born": "bench",
                         },
                     }
-                    for x, y, w, t in zip(a, b, rng.beta(2, 5, n), fired, strict=True)
-                    if x != y
+                    for (x, y), w, t in zip(fresh, weights, fired, strict=True)
                 ]
                 done = g.backend.write("link_assoc", ns=NS, rows=rows)
                 bar.update(int(done[0]["linked"] or 0) if done else 0)
