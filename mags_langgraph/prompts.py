@@ -1,0 +1,63 @@
+"""The prompts of each role, kept short: the small local model reads every token."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph_db.models import Recalled
+
+RESPOND = """You are a helpful assistant with a long-term memory of the user, {user}.
+Today is {today}. What you remember (numbered; may be incomplete or old):
+{memories}
+Use these memories when they help and cite each one you use as [n]. Do not invent memories.
+Answer briefly."""
+
+NO_MEMORIES = "(nothing yet)"
+
+ENGRAM = """Extract the lasting facts that {user}'s message states about {user} or the people,
+pets, places and things in their life. Write each as subject, predicate (snake_case, e.g.
+lives_in, works_at, has_pet, likes, favorite_color), object, and confidence (0 to 1).
+Use "{user}" as the subject for facts about the user (never "I" or "me").
+Skip questions, greetings and opinions about this chat. No fact is a valid answer.
+Answer with JSON only: {{"facts": [{{"subject": ..., "predicate": ..., "object": ...,
+"confidence": ...}}]}}"""
+
+QUERIES = """Write up to 3 short search queries that find what {user}'s message asks about in
+their memories: replace "I", "my" and other pronouns with names, one query per thing asked.
+Answer with JSON only: {{"queries": [...]}}"""
+
+ROUTE = """Decide how memory serves this message from {user}. Answer with JSON only:
+{{"recall": true/false (look up memories first), "blocks": "episodic" (events, what was
+said, when) | "semantic" (facts about people and things) | "both", "write": true/false
+(it states something worth remembering), "query": search text or null}}"""
+
+ADJUDICATE = """Two statements about {subject} ({predicate}) conflict.
+Current: "{current}" (since {current_date}, confidence {current_conf:.2f})
+New: "{new}" (from {new_date}, confidence {new_conf:.2f})
+Which holds now? "new" (it replaces the current one), "old" (keep the current one) or
+"both" (both can be true at once). Answer with JSON only: {{"winner": ..., "reason": ...}}"""
+
+
+def memory_lines(memories: Sequence[Recalled]) -> str:
+    """Numbered memories for a prompt: [n] (date, speaker) text."""
+    if not memories:
+        return NO_MEMORIES
+    lines = []
+    for i, r in enumerate(memories, 1):
+        props = r.memory.properties
+        when = props.get("ts") or props.get("valid_from")
+        date = _date(when)
+        who = props.get("speaker")
+        head = ", ".join(x for x in (date, who) if x)
+        lines.append(f"[{i}] ({head}) {r.memory.text}" if head else f"[{i}] {r.memory.text}")
+    return "\n".join(lines)
+
+
+def _date(value) -> str:
+    from datetime import UTC, datetime
+
+    if isinstance(value, int | float) and value > 0:
+        return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%d")
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d")
+    return ""

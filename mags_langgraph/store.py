@@ -1,0 +1,275 @@
+"""``MAGSStore``: LangGraph's ``BaseStore`` backed by the liquid graph.
+
+    store = MAGSStore(LiquidGraph())
+    graph = builder.compile(store=store)        # or create_agent(..., store=store)
+    store.put(("maya",), "diet", {"text": "vegetarian"})
+    store.search(("maya",), query="what does she eat?")   # recall: anchors + walk
+
+A namespace tuple is one memory namespace: its labels joined by "/" (``("maya",)`` is the
+namespace the chatbot writes, so an agent's store and its conversations share a memory).
+An item is an episode whose text is the item's string fields (what recall searches) and
+whose metadata keeps the key and the value; its id is derived from namespace and key.
+``search`` with a query runs recall and returns store items and the namespace's other
+memories (turns, facts; their key is the memory id, ``get`` finds them too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.store.base import (
+    BaseStore,
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+)
+
+from graph_db import LiquidGraph, Memory, NotFoundError, UnknownNamespaceError
+
+_IDS = uuid.UUID("6d3f0e2a-8f4b-4c55-9a8e-2f1d7b6c4a10")  # uuid5 namespace of item ids
+SEP = "/"
+STORE_SESSION = "store"
+
+
+def ns_of(namespace: tuple[str, ...]) -> str:
+    """The memory namespace of a store namespace tuple."""
+    if not namespace or any(not label or SEP in label for label in namespace):
+        raise InvalidNamespaceError(
+            f"namespace labels must be non-empty and free of {SEP!r}: {namespace!r}"
+        )
+    return SEP.join(namespace)
+
+
+def item_id(ns: str, key: str) -> str:
+    return str(uuid.uuid5(_IDS, f"{ns}\x00{key}"))
+
+
+def text_of(value: Mapping[str, Any], fields: list[str] | None = None) -> str:
+    """What recall searches for an item: its string leaves (of ``fields`` when given)."""
+    parts: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            parts.append(v)
+        elif isinstance(v, Mapping):
+            for k, x in v.items():
+                if k != "kind":  # LangMem's type tag, not content
+                    walk(x)
+        elif isinstance(v, list | tuple):
+            for x in v:
+                walk(x)
+
+    if fields:
+        for f in fields:
+            walk(_path(value, f))
+    else:
+        walk(value)
+    return "\n".join(p for p in parts if p.strip()) or json.dumps(value, ensure_ascii=False)
+
+
+def _path(value: Any, dotted: str) -> Any:
+    """``a.b[0].c`` / ``a[*].b`` in a JSON value (None where it does not exist)."""
+    cur: list[Any] = [value]
+    for part in dotted.replace("]", "").split("."):
+        name, _, index = part.partition("[")
+        cur = [c.get(name) if isinstance(c, Mapping) else None for c in cur]
+        if index:
+            if index == "*":
+                cur = [x for c in cur if isinstance(c, list) for x in c]
+            else:
+                cur = [c[int(index)] if isinstance(c, list) and len(c) > int(index) else None
+                       for c in cur]  # fmt: skip
+    return cur
+
+
+def _when(epoch: Any) -> datetime:
+    return datetime.fromtimestamp(float(epoch or 0), UTC)
+
+
+def _item_parts(m: Memory) -> tuple[str, dict[str, Any], datetime, datetime]:
+    """key, value, created, updated of a memory seen through the store."""
+    meta = m.properties.get("metadata") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta)
+    stored = meta.get("store") if isinstance(meta, dict) else None
+    if stored:
+        return (
+            stored["key"],
+            stored["value"],
+            _when(stored["created_at"]),
+            _when(stored["updated_at"]),
+        )
+    p = m.properties
+    value = {"text": m.text, "block": m.block}
+    value |= {k: p[k] for k in ("speaker", "subject", "predicate", "object") if k in p}
+    made = _when(p.get("ts") or p.get("valid_from") or p.get("created_at"))
+    return m.id, value, made, made
+
+
+class MAGSStore(BaseStore):
+    """A LangGraph store whose ``search`` is MAGS recall (and that learns from it)."""
+
+    supports_ttl = False
+
+    def __init__(self, graph: LiquidGraph, *, fire: bool = True) -> None:
+        self.graph = graph
+        self.fire = fire  # searches leave their trace (touch, co-fired anchors linked)
+
+    # -- BaseStore -------------------------------------------------------------------
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        out: list[Result] = []
+        for op in ops:
+            if isinstance(op, GetOp):
+                out.append(self._get(op))
+            elif isinstance(op, PutOp):
+                self._put(op)
+                out.append(None)
+            elif isinstance(op, SearchOp):
+                out.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                out.append(self._list_namespaces(op))
+            else:
+                raise TypeError(f"unknown store operation {op!r}")
+        return out
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- operations ------------------------------------------------------------------
+    def _get(self, op: GetOp) -> Item | None:
+        ns = ns_of(op.namespace)
+        try:
+            found = self.graph.get_many(ns, [item_id(ns, op.key), op.key])
+        except UnknownNamespaceError:
+            return None
+        for m in found:
+            key, value, made, changed = _item_parts(m)
+            if key == op.key:
+                return Item(
+                    value=value,
+                    key=key,
+                    namespace=op.namespace,
+                    created_at=made,
+                    updated_at=changed,
+                )
+        return None
+
+    def _put(self, op: PutOp) -> None:
+        ns = ns_of(op.namespace)
+        mid = item_id(ns, op.key)
+        if op.value is None:
+            with contextlib.suppress(NotFoundError, UnknownNamespaceError):
+                self.graph.delete(ns, mid)  # deleting what is not there is done
+            return
+        value = json.loads(json.dumps(op.value))  # JSON only, a private copy
+        fields = op.index if isinstance(op.index, list) else None
+        now = datetime.now(UTC).timestamp()
+        try:
+            current = self.graph.get(ns, mid)
+            created = (_item_parts(current)[2]).timestamp()
+        except (NotFoundError, UnknownNamespaceError):
+            current, created = None, now
+        store = {"key": op.key, "value": value, "created_at": created, "updated_at": now}
+        text = text_of(value, fields)
+        if current is None:
+            self.graph.add_episodes(
+                ns,
+                [{"id": mid, "text": text, "session_id": STORE_SESSION, "ts": now,
+                  "metadata": {"store": store}}],
+            )  # fmt: skip
+        else:
+            self.graph.update(ns, mid, text=text, metadata={"store": store})
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = ns_of(op.namespace_prefix) if op.namespace_prefix else ""
+        spaces = [
+            s
+            for s in self.graph.namespaces(prefix=prefix)
+            if not prefix or s == prefix or s.startswith(prefix + SEP)
+        ]
+        want = op.offset + op.limit
+        found: list[tuple[float, str, Memory]] = []
+        for ns in spaces:
+            if op.query:
+                hits = self.graph.recall(ns, op.query, k=want * (2 if op.filter else 1),
+                                         fire=self.fire)  # fmt: skip
+                found += [(h.score, ns, h.memory) for h in hits]
+            else:
+                found += [(None, ns, m) for m in self.graph.list(ns, limit=want * 4)]
+        if op.query:
+            found.sort(key=lambda t: -t[0])
+        items: list[SearchItem] = []
+        for score, ns, m in found:
+            key, value, made, changed = _item_parts(m)
+            if op.filter and not _matches(value, op.filter):
+                continue
+            items.append(
+                SearchItem(
+                    namespace=tuple(ns.split(SEP)),
+                    key=key,
+                    value=value,
+                    created_at=made,
+                    updated_at=changed,
+                    score=score,
+                )
+            )
+        return items[op.offset : want]
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        spaces = [tuple(s.split(SEP)) for s in self.graph.namespaces(limit=100_000)]
+        conditions = op.match_conditions or ()
+        kept = [s for s in spaces if all(_ns_matches(s, c) for c in conditions)]
+        if op.max_depth is not None:
+            kept = [s[: op.max_depth] for s in kept]
+        unique = sorted(set(kept))
+        return unique[op.offset : op.offset + op.limit]
+
+
+def _matches(value: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:
+    """Equality on each filter key (``$eq``/``$ne``/``$gt``... as LangGraph's own store)."""
+    for key, want in filter.items():
+        have = _path(value, key)[0] if "." in key else value.get(key)
+        if isinstance(want, Mapping):
+            for op, arg in want.items():
+                if not _compare(have, op, arg):
+                    return False
+        elif have != want:
+            return False
+    return True
+
+
+def _compare(have: Any, op: str, arg: Any) -> bool:
+    try:
+        return {
+            "$eq": lambda: have == arg,
+            "$ne": lambda: have != arg,
+            "$gt": lambda: have > arg,
+            "$gte": lambda: have >= arg,
+            "$lt": lambda: have < arg,
+            "$lte": lambda: have <= arg,
+        }[op]()
+    except KeyError as e:
+        raise ValueError(f"unsupported filter operator {op!r}") from e
+    except TypeError:
+        return False
+
+
+def _ns_matches(ns: tuple[str, ...], cond: MatchCondition) -> bool:
+    path = tuple(cond.path)
+    if len(path) > len(ns):
+        return False
+    part = ns[: len(path)] if cond.match_type == "prefix" else ns[len(ns) - len(path) :]
+    return all(p == "*" or p == n for p, n in zip(path, part, strict=True))

@@ -1,0 +1,55 @@
+"""Memory tools for an agent (recall / remember / forget), user-scoped by ``ToolRuntime``.
+
+tools = memory_tools(loop)
+agent = create_agent(model, tools, ...)
+agent.invoke(..., {"configurable": {"user_id": "maya"}})
+"""
+
+from __future__ import annotations
+
+from langchain.tools import ToolRuntime
+from langchain_core.tools import BaseTool, tool
+
+from graph_db import LiquidGraph, MagsError
+from mags_langgraph import prompts
+from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.middleware import user_id_of
+
+
+def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None) -> list[BaseTool]:
+    """``recall_memories``, ``remember`` and ``forget_memory`` over one memory."""
+    loop = memory if isinstance(memory, MemoryLoop) else MemoryLoop(memory)
+
+    @tool
+    def recall_memories(query: str, runtime: ToolRuntime) -> str:
+        """Look up what you remember about the user for a question or topic.
+        Returns numbered memories, each with its id."""
+        ns = user_id_of(runtime, user_id)
+        hits = loop.recall(ns, query)
+        if not hits:
+            return "No memories found."
+        lines = prompts.memory_lines(hits).splitlines()
+        return "\n".join(f"{line} (id: {h.id})" for line, h in zip(lines, hits, strict=True))
+
+    @tool
+    def remember(text: str, runtime: ToolRuntime) -> str:
+        """Save something about the user worth remembering (a sentence in their words)."""
+        ns = user_id_of(runtime, user_id)
+        try:
+            [episode] = loop.store_turn(ns, ns, text, session="tool")
+            writes = loop.write_facts(ns, loop.extract(ns, text).facts, episode)
+        except MagsError as e:
+            return f"Not saved: {e}"
+        return f"Saved (id: {episode}; {len(writes)} fact(s))."
+
+    @tool
+    def forget_memory(memory_id: str, runtime: ToolRuntime) -> str:
+        """Forget one memory by its id (from recall_memories)."""
+        ns = user_id_of(runtime, user_id)
+        try:
+            gone = loop.graph.forget(ns, memory_id)
+        except MagsError as e:
+            return f"Not forgotten: {e}"
+        return f"Forgot {len(gone)} memor{'y' if len(gone) == 1 else 'ies'}."
+
+    return [recall_memories, remember, forget_memory]

@@ -1,0 +1,127 @@
+"""MAGSStore behaves as LangGraph's stores do, and LangMem's tools and create_agent run on it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from langchain.tools import ToolRuntime
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.func import entrypoint
+from langgraph.store.base import InvalidNamespaceError
+
+from mags_langgraph.store import MAGSStore
+
+
+class ScriptedToolModel(FakeMessagesListChatModel):
+    """A fake that 'calls tools' by its script (binding tools changes nothing)."""
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+@pytest.fixture
+def store(graph):
+    return MAGSStore(graph)
+
+
+def test_put_get_update_delete(store, ns):
+    space = (ns, "prefs")
+    store.put(space, "diet", {"text": "Maya is vegetarian", "since": 2019})
+    item = store.get(space, "diet")
+    assert item.value == {"text": "Maya is vegetarian", "since": 2019}
+    assert (item.key, item.namespace) == ("diet", space)
+    store.put(space, "diet", {"text": "Maya is vegan now", "since": 2024})
+    again = store.get(space, "diet")
+    assert again.value["text"] == "Maya is vegan now"
+    assert again.created_at == item.created_at and again.updated_at > item.updated_at
+    assert store.get(space, "missing") is None
+    assert store.get((f"{ns}-nobody",), "diet") is None  # an unknown namespace: nothing
+    store.delete(space, "diet")
+    assert store.get(space, "diet") is None
+    store.delete(space, "diet")  # deleting twice is fine
+
+
+def test_search_is_recall_and_filters(store, ns):
+    space = (ns,)
+    store.put(space, "a", {"text": "My sister Ana lives in Lisbon", "kind": "family"})
+    store.put(space, "b", {"text": "I play the cello on Sundays", "kind": "hobby"})
+    store.put(space, "c", {"text": "Ana's daughter is called Rita", "kind": "family"})
+    hits = store.search(space, query="what instrument do I play?", limit=2)
+    assert hits[0].key == "b" and hits[0].score is not None
+    family = store.search(space, query="Ana", filter={"kind": "family"}, limit=5)
+    assert {h.key for h in family} == {"a", "c"}
+    listed = store.search(space, limit=10)  # no query: newest first
+    assert [h.key for h in listed] == ["c", "b", "a"]
+    assert [h.key for h in store.search(space, limit=1, offset=1)] == ["b"]
+
+
+def test_namespaces_are_isolated_and_listed(store, ns):
+    store.put((ns, "work"), "k", {"text": "Deadline on Friday"})
+    store.put((ns, "home"), "k", {"text": "Buy milk"})
+    store.put((f"{ns}x", "home"), "k", {"text": "Someone else's milk"})
+    assert store.get((ns, "home"), "k").value["text"] == "Buy milk"
+    hits = store.search((ns,), query="milk", limit=5)
+    assert {h.namespace for h in hits} <= {(ns, "work"), (ns, "home")}  # not nsx's
+    assert store.list_namespaces(prefix=(ns,)) == [(ns, "home"), (ns, "work")]
+    assert (ns,) in store.list_namespaces(prefix=(ns,), max_depth=1)
+    assert (ns, "home") in store.list_namespaces(suffix=("home",), limit=1000)
+    with pytest.raises(InvalidNamespaceError):
+        store.put((ns, "a/b"), "k", {"text": "x"})
+
+
+def test_async_api(store, ns):
+    async def run():
+        await store.aput((ns,), "k", {"text": "I like green tea"})
+        got = await store.aget((ns,), "k")
+        hits = await store.asearch((ns,), query="tea")
+        spaces = await store.alist_namespaces(prefix=(ns,))
+        await store.adelete((ns,), "k")
+        return got, hits, spaces, await store.aget((ns,), "k")
+
+    got, hits, spaces, gone = asyncio.run(run())
+    assert got.value == {"text": "I like green tea"} and hits[0].key == "k"
+    assert spaces == [(ns,)] and gone is None
+
+
+def test_langmem_tools_run_on_the_store(store, ns):
+    from langmem import create_manage_memory_tool, create_search_memory_tool
+
+    manage = create_manage_memory_tool(namespace=("memories", "{langgraph_user_id}"))
+    search = create_search_memory_tool(namespace=("memories", "{langgraph_user_id}"))
+
+    @entrypoint(store=store)
+    def workflow(state: dict) -> dict:
+        created = manage.invoke({"content": "Prefers Python for backend work", "action": "create"})
+        found = search.invoke({"query": "which language for the backend?"})
+        return {"created": created, "found": found}
+
+    out = workflow.invoke({}, {"configurable": {"langgraph_user_id": ns}})
+    assert "created memory" in out["created"]
+    assert "Prefers Python for backend work" in out["found"]  # serialised for the model
+    assert store.list_namespaces(prefix=("memories", ns)) == [("memories", ns)]
+
+
+def test_create_agent_with_the_store(store, ns):
+    from langchain.agents import create_agent
+
+    @tool
+    def save_note(note: str, runtime: ToolRuntime) -> str:
+        """Save a note about the user."""
+        runtime.store.put((ns,), "note", {"text": note})
+        return "saved"
+
+    model = ScriptedToolModel(
+        responses=[
+            AIMessage(
+                "", tool_calls=[{"name": "save_note", "args": {"note": "Owns a kayak"}, "id": "c1"}]
+            ),
+            AIMessage("Noted."),
+        ]
+    )
+    agent = create_agent(model, [save_note], store=store)
+    out = agent.invoke({"messages": [("user", "I bought a kayak")]})
+    assert out["messages"][-1].content == "Noted."
+    assert store.get((ns,), "note").value == {"text": "Owns a kayak"}
