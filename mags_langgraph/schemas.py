@@ -38,7 +38,7 @@ class Triplet(BaseModel):
     model_config = ConfigDict(extra="ignore")
     subject: str = Field(min_length=1, max_length=80)
     predicate: str = Field(min_length=1, max_length=60, description="snake_case verb phrase")
-    object: str = Field(min_length=1, max_length=200)
+    object: str = Field(min_length=1, max_length=120)
     confidence: float = Field(default=0.8, ge=0, le=1)
 
 
@@ -46,7 +46,7 @@ class Engram(BaseModel):
     """The facts a turn states (none is a valid answer)."""
 
     model_config = ConfigDict(extra="ignore")
-    facts: list[Triplet] = Field(default_factory=list, max_length=12)
+    facts: list[Triplet] = Field(default_factory=list, max_length=8)
 
 
 class Adjudication(BaseModel):

@@ -180,3 +180,35 @@ def test_the_recall_role_adds_queries_and_invalid_output_falls_back(graph, ns):
     assert calls(llms)["recall"] == 1
     again = turn(app, ns, "What did my dog do?", thread="b")  # invalid twice: the message
     assert again["memories"] and llms.usage.snapshot()["recall"].failures == 2
+
+
+class CutOffOnce(FakeMessagesListChatModel):
+    """An endpoint that stops the first answer at the token limit (openai raises for it)."""
+
+    cut: bool = False
+
+    def _generate(self, *args, **kwargs):
+        if not self.cut:
+            self.cut = True
+            from openai import LengthFinishReasonError
+            from openai.types.chat import ChatCompletion
+
+            completion = ChatCompletion.model_validate({
+                "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                "choices": [{"index": 0, "finish_reason": "length", "message": {
+                    "role": "assistant", "content": '{"facts": [{"subject": "I", "pred'}}],
+                "usage": {"prompt_tokens": 50, "completion_tokens": 384, "total_tokens": 434},
+            })  # fmt: skip
+            raise LengthFinishReasonError(completion=completion)
+        return super()._generate(*args, **kwargs)
+
+
+def test_an_answer_cut_at_the_token_limit_is_invalid_output_and_retried(graph, ns):
+    s = AgentSettings(engram="llm", reconcile="rules")
+    engram = CutOffOnce(responses=[AIMessage(facts_json(("I", "likes", "tea")))])
+    llms = LLMs(s, models={"engram": engram, "respond": fake("ok")})
+    app = build_mags_graph(graph, llms, s, checkpointer=InMemorySaver())
+    state = turn(app, ns, "I like tea.")
+    assert [w["action"] for w in state["writes"]] == ["created"]
+    usage = llms.usage.snapshot()["engram"]
+    assert (usage.calls, usage.failures, usage.completion_tokens) == (2, 1, 384)

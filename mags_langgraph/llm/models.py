@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
@@ -24,6 +25,8 @@ from mags_langgraph.llm.parse import ParseError, parse_json, strip_thinking
 from mags_langgraph.settings import AgentSettings, Role
 
 T = TypeVar("T", bound=BaseModel)
+# an answer cut short (token limit, content filter): openai's client raises for these
+CUT_OFF = (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError)
 
 
 class StructuredError(ValueError):
@@ -177,7 +180,10 @@ class LLMs:
         messages = list(messages)
         for attempt in range(retries + 1):
             started = time.perf_counter()
-            msg = self.model(role).invoke(messages, **self._json_kwargs(role, schema))
+            try:
+                msg = self.model(role).invoke(messages, **self._json_kwargs(role, schema))
+            except CUT_OFF as e:  # the token limit or a filter stopped it: invalid output
+                msg = _cut_off(e)
             result = self._checked(role, msg, started, schema, messages, attempt == retries)
             if result is not None:
                 return result
@@ -189,7 +195,10 @@ class LLMs:
         messages = list(messages)
         for attempt in range(retries + 1):
             started = time.perf_counter()
-            msg = await self.model(role).ainvoke(messages, **self._json_kwargs(role, schema))
+            try:
+                msg = await self.model(role).ainvoke(messages, **self._json_kwargs(role, schema))
+            except CUT_OFF as e:
+                msg = _cut_off(e)
             result = self._checked(role, msg, started, schema, messages, attempt == retries)
             if result is not None:
                 return result
@@ -225,6 +234,21 @@ class LLMs:
         }
 
 
+def _cut_off(error: Exception) -> AIMessage:
+    """The answer an endpoint stopped early, as a message to parse (and reject) and account."""
+    completion = getattr(error, "completion", None)
+    choice = completion.choices[0].message.content if completion and completion.choices else ""
+    usage = getattr(completion, "usage", None)
+    meta = None
+    if usage is not None:
+        meta = {
+            "input_tokens": usage.prompt_tokens,
+            "output_tokens": usage.completion_tokens,
+            "total_tokens": usage.total_tokens,
+        }
+    return AIMessage(choice or "", usage_metadata=meta)
+
+
 def _text(msg: Any) -> str:
     content = getattr(msg, "content", msg)
     if isinstance(content, list):  # content blocks
@@ -235,5 +259,5 @@ def _text(msg: Any) -> str:
 def _fix_request(error: Exception) -> str:
     return (
         f"That output was invalid ({str(error)[:300]}). Answer again with only the JSON "
-        "object, exactly as the schema says."
+        "object, exactly as the schema says, short."
     )
