@@ -7,6 +7,7 @@ mags ingest conversation.json --user NAME   store a conversation (sessions of tu
 mags recall USER "question"    what the memory recalls for a question (and why)
 mags search USER "question"    plain hybrid search (vector + full-text)
 mags maintain USER             decay, prune, consolidate, forget
+mags inspect USER [ID]          size, current facts, newest turns; or one memory
 mags stats USER | namespaces | snapshot USER FILE | restore FILE | forget USER
 """
 
@@ -223,6 +224,49 @@ def maintain(user: str, home: HomeOpt = None) -> None:
             shown = f"{value:.2f}" if isinstance(value, float) else str(value)
             table.add_row(key.replace("_", " "), shown)
     console.print(table)
+
+
+@app.command()
+def inspect(
+    user: str,
+    memory_id: str | None = typer.Argument(None, help="One memory (an id or its prefix)."),
+    limit: int = 10,
+    home: HomeOpt = None,
+) -> None:
+    """What USER's memory holds: its size, current facts and newest turns; or one memory."""
+    with _open(home) as graph:
+        if memory_id:
+            match = [m for m in graph.list(user, limit=100_000) if m.id.startswith(memory_id)]
+            if len(match) != 1:
+                raise MagsError(
+                    f"{len(match)} memories of {user!r} have ids starting {memory_id!r}"
+                )
+            m = match[0]
+            table = Table(title=f"{m.block} memory {m.id}", title_justify="left")
+            table.add_column("field")
+            table.add_column("value")
+            table.add_row("text", m.text)
+            for key, value in sorted(m.properties.items()):
+                table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+            console.print(table)
+            return
+        console.print(_stats_table(graph.stats(user)))
+        facts = Table(title="current facts (newest first)", title_justify="left")
+        for col in ("id", "subject", "predicate", "object", "confidence", "importance"):
+            facts.add_column(col)
+        current = [m for m in graph.list(user, "semantic", limit=1000)
+                   if m.properties.get("valid_to") is None][:limit]  # fmt: skip
+        for m in current:
+            p = m.properties
+            scores = (f"{p.get(k, 0):.2f}" for k in ("confidence", "importance"))
+            facts.add_row(m.id[:8], p["subject"], p["predicate"], p["object"], *scores)
+        console.print(facts)
+        turns = Table(title="newest turns", title_justify="left")
+        for col in ("id", "speaker", "text"):
+            turns.add_column(col)
+        for m in graph.list(user, "episodic", limit=limit):
+            turns.add_row(m.id[:8], str(m.properties.get("speaker") or ""), m.text)
+        console.print(turns)
 
 
 @app.command()

@@ -155,3 +155,17 @@ def test_llamaindex_memory_block_puts_and_gets(graph, ns):
     direct, messages = asyncio.run(run())
     assert "Porto" in direct
     assert "Miso" in messages[0].content  # the block, in the system message Memory builds
+
+
+def test_classic_memory_adapter(graph, ns):
+    pytest.importorskip("langchain_classic")
+    from mags_langgraph.classic import MAGSClassicMemory
+
+    memory = MAGSClassicMemory(loop=loop_for(graph, "{}"), user_id=ns)
+    assert memory.load_memory_variables({"input": "Where do I live?"}) == {"history": ""}
+    memory.save_context({"input": "I live in Porto."}, {"output": "Lovely city!"})
+    history = memory.load_memory_variables({"input": "Where do I live?"})["history"]
+    assert history.startswith("[1]") and "I live in Porto." in history
+    assert "Lovely city!" not in history  # the assistant's words are not the user's memory
+    memory.clear()
+    assert memory.load_memory_variables({"input": "Where do I live?"}) == {"history": ""}

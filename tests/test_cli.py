@@ -11,9 +11,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(*args: str, home: Path) -> str:
+def _run(*args: str, home: Path, stdin: str | None = None) -> str:
     out = subprocess.run(
         [*args, "--home", str(home)],
+        input=stdin,
         capture_output=True,
         text=True,
         timeout=300,
@@ -39,6 +40,19 @@ def test_demo_carries_a_fact_into_session_two_and_reconciles_a_move(tmp_path):
     report = _run(mags, "maintain", "maya", home=tmp_path)
     assert "pruned edges" in report and "nodes after" in report
     assert "maya" in _run(mags, "namespaces", home=tmp_path)
+
+
+def test_chat_remembers_across_runs_and_its_commands_look_inside(tmp_path):
+    mags = str(Path(sys.executable).parent / "mags")
+    said = "I live in Porto.\n/history lives_in\n/memories\n/bogus\n/quit\n"
+    first = _run(mags, "chat", "--user", "zoe", home=tmp_path, stdin=said)
+    assert "learned lives_in=Porto" in first  # the turn's memory line
+    assert "Porto" in first.split("zoe lives_in")[1] and "now" in first.split("zoe lives_in")[1]
+    assert "newest memories of 'zoe'" in first and "Commands:" in first  # /bogus -> help
+    second = _run(mags, "chat", "--user", "zoe", home=tmp_path, stdin="Where do I live?\n/why\n")
+    assert "I live in Porto." in second.split("what the last answer recalled")[1]  # a new run
+    inspected = _run(mags, "inspect", "zoe", home=tmp_path)
+    assert "lives_in" in inspected and "Porto" in inspected.split("current facts")[1]
 
 
 def test_ingest_then_search_and_recall(tmp_path):
