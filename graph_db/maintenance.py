@@ -180,7 +180,7 @@ class Maintainer:
         report.deferred = len(due) - report.visited
         due = due[: report.visited]  # the rest stays due: the next pass goes on
         since = -1e18 if full else float(state.get("maintained_at") or -1e18)
-        report.births = self._births(
+        report.births, births_done = self._births(
             ns, due, now, since, None if budget is None else started + budget * BIRTHS_SHARE
         )
         dying = self._dying(ns, due, now)
@@ -199,10 +199,14 @@ class Maintainer:
                 if lost
                 else report.edges_before + report.births
             )
+        # births look at edges changed since the last pass: while memories are left due (or
+        # births were cut short) the window must not move past them
+        batch_full = not full and report.visited + report.deferred >= s.maintain_batch
+        complete = births_done and not report.deferred and not batch_full
         self.backend.write(
             "namespace_maintained",
             ns=ns,
-            now=now,
+            now=now if complete else state.get("maintained_at", now),
             kcore_at=now if report.kcore else None,
             protect_core=protect if report.kcore else None,
         )
@@ -285,13 +289,14 @@ class Maintainer:
 
     def _births(
         self, ns: str, centres: list[str], now: float, since: float, deadline: float | None
-    ) -> int:
-        """Triadic closure around the centres whose edges changed since ``since``."""
+    ) -> tuple[int, bool]:
+        """Triadic closure around the centres whose edges changed since ``since``: (edges
+        born, whether every centre was looked at)."""
         s, births = self.settings, 0
         for page in _pages(centres, self.TRIADIC_PAGE):
             late = deadline is not None and time.perf_counter() >= deadline
             if births >= s.maintain_batch or late:
-                break
+                return births, False
             rows = self.backend.write(
                 "triadic_close",
                 ns=ns,
@@ -306,7 +311,7 @@ class Maintainer:
                 **DecayParams.of(s).as_params(),
             )
             births += _first(rows, "births")
-        return births
+        return births, True
 
     def _dying(self, ns: str, ids: list[str], now: float) -> list[str]:
         s, dying = self.settings, []

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk
+from langchain_core.messages import AIMessage, AIMessageChunk
 from langgraph.checkpoint.memory import InMemorySaver
 from rich.console import Console
 from rich.table import Table
@@ -61,7 +61,9 @@ class ChatSession:
         for chunk, meta in self.app.stream(
             {"messages": [("user", text)]}, self.config, stream_mode="messages"
         ):
-            if meta.get("langgraph_node") == "respond" and isinstance(chunk, AIMessageChunk):
+            streamed = isinstance(chunk, AIMessageChunk)  # the node's own message repeats them
+            failed = isinstance(chunk, AIMessage) and chunk.additional_kwargs.get("mags_error")
+            if meta.get("langgraph_node") == "respond" and (streamed or failed):
                 self.console.print(chunk.text, end="", markup=False, highlight=False)
         self.console.print()
         self.last = self.app.get_state(self.config).values

@@ -1,10 +1,10 @@
 """``MemoryLoop``: what one conversational turn does with memory, for every front end.
 
-route -> recall -> respond (rates the memories it used -> Hebbian reinforcement) ->
-engram (the raw turn always stored first; facts extracted) -> reconcile (facts written,
-conflicts adjudicated). The LangGraph nodes, the middleware, the tools and the CLI all
-call these methods; each has an ``a``-prefixed async twin that awaits the model natively
-and runs the (synchronous) graph calls in a worker thread.
+the user's message stored (before any model call) -> route -> recall -> respond (rates the
+memories it used -> Hebbian reinforcement) -> engram (the answer stored; facts extracted) ->
+reconcile (facts written, conflicts adjudicated). The LangGraph nodes, the middleware, the
+tools and the CLI all call these methods; each has an ``a``-prefixed async twin that awaits
+the model natively and runs the (synchronous) graph calls in a worker thread.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import numpy as np
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from graph_db import FactWrite, LiquidGraph, UnknownNamespaceError
+from graph_db import FactWrite, InvalidInputError, LiquidGraph, UnknownNamespaceError
 from graph_db.models import Recalled
 from graph_db.reconcile import Adjudicator, Conflict, Verdict
 from mags_langgraph import prompts, rules
-from mags_langgraph.llm import LLMs, StructuredError
+from mags_langgraph.llm import LLMs
 from mags_langgraph.schemas import Adjudication, Engram, Queries, Route, Triplet
 from mags_langgraph.settings import AgentSettings
 
@@ -32,6 +32,20 @@ log = logging.getLogger(__name__)
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 _SELF = {"i", "me", "my", "myself", "user", "the user", "you"}
 ASSISTANT = "assistant"
+
+
+def check_user(user: object) -> str:
+    """A user id, as the memory namespace of its conversations. Required (a default would
+    pool everyone who forgot it), and free of "/" (the store joins namespace labels with
+    it: a user "alice/x" would appear inside ("alice",))."""
+    if not isinstance(user, str) or not user.strip():
+        raise InvalidInputError(
+            "MAGS memory needs a user: pass user_id (config {'configurable': {'user_id': ...}}, "
+            "the state's 'user', a runtime context with user_id, or user_id=...)"
+        )
+    if "/" in user:
+        raise InvalidInputError(f"a user id may not contain '/': {user!r}")
+    return user
 
 
 @dataclass
@@ -65,8 +79,8 @@ class MemoryLoop:
             return rules.route(message)
         try:
             return self.llms.structured("router", self._route_prompt(user, message), Route)
-        except StructuredError as e:
-            log.warning("router output invalid (%s): rules decide", e)
+        except Exception as e:  # invalid or unreachable: the rules decide
+            log.warning("router failed (%s): rules decide", e)
             return rules.route(message)
 
     async def aroute(self, user: str, message: str) -> Route:
@@ -74,8 +88,8 @@ class MemoryLoop:
             return rules.route(message)
         try:
             return await self.llms.astructured("router", self._route_prompt(user, message), Route)
-        except StructuredError as e:
-            log.warning("router output invalid (%s): rules decide", e)
+        except Exception as e:
+            log.warning("router failed (%s): rules decide", e)
             return rules.route(message)
 
     @staticmethod
@@ -93,7 +107,7 @@ class MemoryLoop:
         except Exception as e:  # invalid or unreachable: the message itself is searched
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
-        return [message, *out.queries]
+        return [message, *(q for q in out.queries if q.strip())]
 
     async def aqueries(self, user: str, message: str) -> list[str]:
         if self.settings.recall_queries != "llm":
@@ -104,37 +118,49 @@ class MemoryLoop:
         except Exception as e:
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
-        return [message, *out.queries]
+        return [message, *(q for q in out.queries if q.strip())]
 
     @staticmethod
     def _queries_prompt(user: str, message: str) -> list[BaseMessage]:
         return [SystemMessage(prompts.QUERIES.format(user=user)), HumanMessage(message)]
 
     def recall(
-        self, ns: str, query: str | Sequence[str], route: Route | None = None
+        self,
+        ns: str,
+        query: str | Sequence[str],
+        route: Route | None = None,
+        exclude: Collection[str] = (),
     ) -> list[Recalled]:
         """The memories for ``query`` (one text or several; none when the route says so or
-        ``ns`` is new)."""
+        ``ns`` is new), without ``exclude`` (the turn being answered, stored already)."""
         route = route or Route(recall=True, write=True)
         if not route.recall:
             return []
         k = self.settings.recall_k
         own_words = route.blocks == "episodic"  # "what did you tell me": the answers count
-        asked = [query] if isinstance(query, str) else list(query)
-        if route.query:
+        asked = [q for q in ([query] if isinstance(query, str) else query) if q.strip()]
+        if route.query and route.query.strip():
             asked.append(route.query)
+        if not asked:
+            return []
+        extra = len(exclude) + (0 if own_words else 4)
         try:
-            hits = self.graph.recall(ns, asked, k=k if own_words else k + 4, blocks=route.blocks)
+            hits = self.graph.recall(ns, asked, k=k + extra, blocks=route.blocks)
         except UnknownNamespaceError:
             return []  # a new user: nothing to recall yet
+        hits = [h for h in hits if h.id not in exclude]
         if not own_words:  # else the assistant's past answers crowd out what the user said
             hits = [h for h in hits if h.memory.properties.get("speaker") != ASSISTANT]
         return hits[:k]
 
     async def arecall(
-        self, ns: str, query: str | Sequence[str], route: Route | None = None
+        self,
+        ns: str,
+        query: str | Sequence[str],
+        route: Route | None = None,
+        exclude: Collection[str] = (),
     ) -> list[Recalled]:
-        return await asyncio.to_thread(self.recall, ns, query, route)
+        return await asyncio.to_thread(self.recall, ns, query, route, exclude)
 
     # -- respond ------------------------------------------------------------------------
     def respond_prompt(
@@ -197,8 +223,9 @@ class MemoryLoop:
         answer: str | None = None,
         session: str = "default",
     ) -> list[str]:
-        """The raw turn as episodes, in one transaction, before any model reads it: a
-        model failure later loses nothing. Returns the ids (user's first)."""
+        """The raw turn as episodes, in one transaction (the user's message first; the
+        answer when given). The graph nodes store the message before any model call, and
+        the answer with ``store_answer`` after it. Returns the ids (user's first)."""
         now = time.time()
         turns = [{"text": message, "speaker": user, "session_id": session, "ts": now}]
         if answer:
@@ -210,6 +237,15 @@ class MemoryLoop:
 
     async def astore_turn(self, ns: str, user: str, message: str, answer=None, session="default"):
         return await asyncio.to_thread(self.store_turn, ns, user, message, answer, session)
+
+    def store_answer(self, ns: str, answer: str, session: str = "default") -> str:
+        """The assistant's answer as an episode (low salience: the user's words matter more)."""
+        return self.graph.add_episodes(
+            ns, [{"text": answer, "speaker": ASSISTANT, "session_id": session, "salience": 0.3}]
+        )[0]
+
+    async def astore_answer(self, ns: str, answer: str, session: str = "default") -> str:
+        return await asyncio.to_thread(self.store_answer, ns, answer, session)
 
     def _engram_by_model(self) -> bool:
         mode = self.settings.engram
@@ -257,7 +293,9 @@ class MemoryLoop:
             obj = f.object.strip()
             key = (subject.lower(), predicate, obj.lower())
             plausible = (
-                predicate
+                subject
+                and predicate
+                and obj
                 and len(subject.split()) <= 6
                 and len(predicate.split("_")) <= 6
                 and obj.lower() != subject.lower()
@@ -265,7 +303,8 @@ class MemoryLoop:
             )
             if plausible:
                 seen.add(key)
-                kept.append(f.model_copy(update={"subject": subject, "predicate": predicate}))
+                kept.append(f.model_copy(update={"subject": subject, "predicate": predicate,
+                                                 "object": obj}))  # fmt: skip
         return Extraction(facts=kept, source=source, dropped=len(facts) - len(kept))
 
     # -- reconcile ----------------------------------------------------------------------

@@ -3,15 +3,16 @@
     agent = create_agent(model, tools, middleware=[MAGSMemoryMiddleware(loop)])
     agent.invoke({"messages": [...]}, {"configurable": {"user_id": "maya"}})
 
-Before the agent runs: recall for the user's message (once per invocation, not per model
-call). Around each model call: the memories appended to the system prompt, numbered for
-citation. After the agent: the turn stored (episodes first, then its facts) and the
-memories the final answer used reinforced.
+Before the agent runs: the user's message stored (a failing model loses nothing), then
+recall for it (once per invocation, not per model call). Around each model call: the
+memories appended to the system prompt, numbered for citation. After the agent: the answer
+stored, the message's facts written, the memories the answer used reinforced.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest
@@ -19,25 +20,27 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.config import get_config
 
-from graph_db import InvalidInputError, LiquidGraph
+from graph_db import LiquidGraph, MagsError
 from graph_db.models import Recalled
 from mags_langgraph import prompts
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.loop import MemoryLoop, check_user
 from mags_langgraph.nodes import last_user_message
 
+log = logging.getLogger(__name__)
 MEMORY_HEADER = "What you remember of the user (cite what you use as [n]):"
 
 
 class MemoryAgentState(AgentState):
     mags_memories: NotRequired[Annotated[list[dict[str, Any]], PrivateStateAttr]]  # Recalled
+    mags_turn: NotRequired[Annotated[str | None, PrivateStateAttr]]  # the stored message
 
 
 def user_id_of(runtime: Any, fixed: str | None = None) -> str:
     """The memory namespace: ``fixed``, else the runtime context's ``user_id``, else the
     config's ``configurable.user_id``."""
     if fixed:
-        return fixed
+        return check_user(fixed)
     context = getattr(runtime, "context", None)
     found = (
         context.get("user_id") if isinstance(context, dict) else getattr(context, "user_id", None)
@@ -47,12 +50,7 @@ def user_id_of(runtime: Any, fixed: str | None = None) -> str:
             found = get_config().get("configurable", {}).get("user_id")
         except RuntimeError:  # outside a runnable context
             found = None
-    if not found:
-        raise InvalidInputError(
-            "MAGS memory needs a user: pass user_id= to the middleware, a context with "
-            "user_id, or config {'configurable': {'user_id': ...}}"
-        )
-    return str(found)
+    return check_user(found)
 
 
 class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
@@ -73,12 +71,19 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
         self.user_id = user_id
         self.write = write
 
-    # before: recall once per invocation
+    # before: the message stored (before any model call), then recall, once per invocation
     def before_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
         ns = user_id_of(runtime, self.user_id)
         query = last_user_message(state["messages"])
-        found = self.loop.recall(ns, query) if query else []
-        return {"mags_memories": [r.model_dump(mode="json") for r in found]}
+        if not query:
+            return {"mags_memories": [], "mags_turn": None}
+        turn = self.loop.store_turn(ns, ns, query)[0] if self.write else None
+        try:
+            found = self.loop.recall(ns, query, exclude=[turn] if turn else ())
+        except MagsError as e:
+            log.warning("recall failed (%s); the agent runs without memories", e)
+            found = []
+        return {"mags_memories": [r.model_dump(mode="json") for r in found], "mags_turn": turn}
 
     async def abefore_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
         return await asyncio.to_thread(self.before_agent, state, runtime)
@@ -99,19 +104,21 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
     async def awrap_model_call(self, request, handler):
         return await handler(self._with_memories(request))
 
-    # after: store the turn, its facts, and learn from the answer
+    # after: the answer stored, the message's facts written, the used memories reinforced
     def after_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
-        if not self.write:
+        turn = state.get("mags_turn")
+        if not self.write or not turn:
             return None
         ns = user_id_of(runtime, self.user_id)
         message = last_user_message(state["messages"])
         last = state["messages"][-1] if state["messages"] else None
         answer = str(last.text) if isinstance(last, AIMessage) else None
-        if not message:
-            return None
-        ids = self.loop.store_turn(ns, ns, message, answer)
-        extraction = self.loop.extract(ns, message)
-        self.loop.write_facts(ns, extraction.facts, ids[0])
+        if answer:
+            self.loop.store_answer(ns, answer)
+        try:
+            self.loop.write_facts(ns, self.loop.extract(ns, message).facts, turn)
+        except MagsError as e:  # the graph refused them: the message is stored already
+            log.warning("facts not written (%s)", e)
         if answer:
             self.loop.learn(ns, answer, _memories(state))
         return None

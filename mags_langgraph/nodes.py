@@ -4,9 +4,10 @@
     graph.invoke({"messages": [("user", "I moved to Leeds")]},
                  {"configurable": {"thread_id": "t1", "user_id": "maya"}})
 
-START -> router -> [recall] -> respond -> engram -> [reconcile] -> END. Each node works
-sync (``invoke``) and async (``ainvoke``); the user (the memory namespace) comes from the
-state's ``user`` or the config's ``user_id``.
+START -> router -> [recall] -> respond -> engram -> [reconcile] -> END. The router stores
+the user's message before any model call (a failure later loses nothing); engram stores the
+answer. Each node works sync (``invoke``) and async (``ainvoke``); the user (the memory
+namespace) comes from the state's ``user`` or the config's ``user_id``.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from graph_db import FactWrite, LiquidGraph
+from graph_db import FactWrite, LiquidGraph, MagsError
 from graph_db.models import Recalled
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.loop import MemoryLoop, check_user
 from mags_langgraph.schemas import Route, Triplet
 from mags_langgraph.settings import AgentSettings
 
@@ -72,7 +73,7 @@ def _dump(items) -> list[dict[str, Any]]:
 def user_of(state: MemoryState, config: RunnableConfig | None) -> str:
     """The namespace of this conversation: state ``user``, else config ``user_id``."""
     configurable = (config or {}).get("configurable", {})
-    return state.get("user") or configurable.get("user_id") or "default"
+    return check_user(state.get("user") or configurable.get("user_id"))
 
 
 def _session(state: MemoryState, config: RunnableConfig | None) -> str:
@@ -100,42 +101,54 @@ class MemoryNodes:
     def __init__(self, loop: MemoryLoop) -> None:
         self.loop = loop
 
-    # router
+    # router: the user's message is stored before any model sees it
     def router(self, state: MemoryState, config: RunnableConfig) -> dict:
-        message = last_user_message(state["messages"])
-        route = self.loop.route(user_of(state, config), message)
-        return {**FRESH_TURN, "route": route.model_dump()}
+        ns, message = user_of(state, config), last_user_message(state["messages"])
+        ids = self.loop.store_turn(ns, ns, message, None, _session(state, config))
+        route = self.loop.route(ns, message)
+        return {**FRESH_TURN, "episode_ids": ids, "route": route.model_dump()}
 
     async def arouter(self, state: MemoryState, config: RunnableConfig) -> dict:
-        message = last_user_message(state["messages"])
-        route = await self.loop.aroute(user_of(state, config), message)
-        return {**FRESH_TURN, "route": route.model_dump()}
+        ns, message = user_of(state, config), last_user_message(state["messages"])
+        ids = await self.loop.astore_turn(ns, ns, message, None, _session(state, config))
+        route = await self.loop.aroute(ns, message)
+        return {**FRESH_TURN, "episode_ids": ids, "route": route.model_dump()}
 
-    # recall
+    # recall (the message just stored is not its own memory)
     def recall(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
-        found = self.loop.recall(ns, self.loop.queries(ns, message), route_of(state))
+        try:
+            found = self.loop.recall(
+                ns, self.loop.queries(ns, message), route_of(state), state["episode_ids"]
+            )
+        except MagsError as e:  # answer without memories rather than not at all
+            log.warning("recall failed (%s); answering without memories", e)
+            found = []
         return {"memories": _dump(found)}
 
     async def arecall(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
-        queries = await self.loop.aqueries(ns, message)
-        return {"memories": _dump(await self.loop.arecall(ns, queries, route_of(state)))}
+        try:
+            queries = await self.loop.aqueries(ns, message)
+            found = await self.loop.arecall(ns, queries, route_of(state), state["episode_ids"])
+        except MagsError as e:
+            log.warning("recall failed (%s); answering without memories", e)
+            found = []
+        return {"memories": _dump(found)}
 
     # respond
     def respond(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, memories = user_of(state, config), memories_of(state)
         try:
-            answer = self.loop.respond(ns, memories, state["messages"][-HISTORY_MESSAGES:])
-        except Exception as e:  # the model is down or refused: the turn is still stored
+            answer = self.loop.respond(ns, memories, _history(state["messages"]))
+        except Exception as e:  # the model is down or refused: the message is stored already
             return _no_answer(e)
         return {"messages": [AIMessage(answer)], "used": self.loop.learn(ns, answer, memories)}
 
     async def arespond(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, memories = user_of(state, config), memories_of(state)
-        history = state["messages"][-HISTORY_MESSAGES:]
         try:
-            answer = await self.loop.arespond(ns, memories, history)
+            answer = await self.loop.arespond(ns, memories, _history(state["messages"]))
         except Exception as e:
             return _no_answer(e)
         return {
@@ -143,21 +156,21 @@ class MemoryNodes:
             "used": await self.loop.alearn(ns, answer, memories),
         }
 
-    # engram: the raw turn first, then the facts it states
+    # engram: the answer stored, then the facts the message states
     def engram(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
-        ids = self.loop.store_turn(
-            ns, ns, message, _answer(state["messages"]), _session(state, config)
-        )
+        ids = list(state["episode_ids"])
+        if answer := _answer(state["messages"]):
+            ids.append(self.loop.store_answer(ns, answer, _session(state, config)))
         route = route_of(state)
         extraction = self.loop.extract(ns, message) if route is None or route.write else None
         return _engram_update(ids, extraction)
 
     async def aengram(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
-        ids = await self.loop.astore_turn(
-            ns, ns, message, _answer(state["messages"]), _session(state, config)
-        )
+        ids = list(state["episode_ids"])
+        if answer := _answer(state["messages"]):
+            ids.append(await self.loop.astore_answer(ns, answer, _session(state, config)))
         route = route_of(state)
         write = route is None or route.write
         extraction = await self.loop.aextract(ns, message) if write else None
@@ -165,12 +178,24 @@ class MemoryNodes:
 
     # reconcile: write the facts; conflicts are adjudicated by the reconcile role
     def reconcile(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, source = user_of(state, config), (state.get("episode_ids") or [None])[0]
-        return {"writes": _dump(self.loop.write_facts(ns, facts_of(state), source))}
+        ns, source = user_of(state, config), state["episode_ids"][0]
+        try:
+            return {"writes": _dump(self.loop.write_facts(ns, facts_of(state), source))}
+        except MagsError as e:
+            return _not_written(state, e)
 
     async def areconcile(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, source = user_of(state, config), (state.get("episode_ids") or [None])[0]
-        return {"writes": _dump(await self.loop.awrite_facts(ns, facts_of(state), source))}
+        ns, source = user_of(state, config), state["episode_ids"][0]
+        try:
+            return {"writes": _dump(await self.loop.awrite_facts(ns, facts_of(state), source))}
+        except MagsError as e:
+            return _not_written(state, e)
+
+
+def _history(messages: list[BaseMessage]) -> list[BaseMessage]:
+    """The thread's last messages for the respond role, without failure notices."""
+    kept = [m for m in messages if not m.additional_kwargs.get("mags_error")]
+    return kept[-HISTORY_MESSAGES:]
 
 
 def _no_answer(error: Exception) -> dict:
@@ -178,6 +203,12 @@ def _no_answer(error: Exception) -> dict:
                 type(error).__name__, error)  # fmt: skip
     text = f"(No answer: the language model failed: {type(error).__name__}: {error})"
     return {"messages": [AIMessage(text, additional_kwargs={"mags_error": True})], "used": []}
+
+
+def _not_written(state: MemoryState, error: Exception) -> dict:
+    """The facts could not be written (the graph refused them): the turn is kept as is."""
+    log.warning("facts not written (%s); the turn stays an episode only", error)
+    return {"writes": [], "engram": {**(state.get("engram") or {}), "write_failed": str(error)}}
 
 
 def _engram_update(ids: list[str], extraction) -> dict:

@@ -42,15 +42,16 @@ def memory_lines(memories: Sequence[Recalled]) -> str:
     """Numbered memories for a prompt: [n] (date, speaker) text."""
     if not memories:
         return NO_MEMORIES
-    lines = []
-    for i, r in enumerate(memories, 1):
-        props = r.memory.properties
-        when = props.get("ts") or props.get("valid_from")
-        date = _date(when)
-        who = props.get("speaker")
-        head = ", ".join(x for x in (date, who) if x)
-        lines.append(f"[{i}] ({head}) {r.memory.text}" if head else f"[{i}] {r.memory.text}")
-    return "\n".join(lines)
+    return "\n".join(memory_line(i, r) for i, r in enumerate(memories, 1))
+
+
+def memory_line(number: int, r: Recalled) -> str:
+    """One memory on one line (its own line breaks folded): [n] (date, speaker) text."""
+    props = r.memory.properties
+    head = ", ".join(x for x in (_date(props.get("ts") or props.get("valid_from")),
+                                 props.get("speaker")) if x)  # fmt: skip
+    text = " ".join(r.memory.text.split())
+    return f"[{number}] ({head}) {text}" if head else f"[{number}] {text}"
 
 
 def _date(value) -> str:

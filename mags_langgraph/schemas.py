@@ -1,12 +1,12 @@
 """What the roles must answer: JSON schemas sent to the server and validated on return.
 
-Bounds are part of the contract: a subject of 300 characters or a confidence of 2018 is
-invalid output, retried, and never written.
+Bounds are part of the contract: a subject of 300 characters, a blank object or a confidence
+of 2018 is invalid output, retried, and never written (whitespace is stripped first).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class Route(BaseModel):
     """The router's decision for one user message."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
     recall: bool = Field(description="Look up memories before answering.")
     blocks: Literal["episodic", "semantic", "both"] = Field(
         default="both", description="episodic: what happened; semantic: facts; both."
@@ -28,14 +28,16 @@ class Route(BaseModel):
 class Queries(BaseModel):
     """The recall role's search queries for a message."""
 
-    model_config = ConfigDict(extra="ignore")
-    queries: list[str] = Field(default_factory=list, max_length=3)
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    queries: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=3
+    )
 
 
 class Triplet(BaseModel):
     """One fact: subject - predicate - object, with the writer's confidence."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
     subject: str = Field(min_length=1, max_length=80)
     predicate: str = Field(min_length=1, max_length=60, description="snake_case verb phrase")
     object: str = Field(min_length=1, max_length=120)
@@ -45,13 +47,13 @@ class Triplet(BaseModel):
 class Engram(BaseModel):
     """The facts a turn states (none is a valid answer)."""
 
-    model_config = ConfigDict(extra="ignore")
-    facts: list[Triplet] = Field(default_factory=list, max_length=8)
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    facts: list[Triplet] = Field(default_factory=list, max_length=12)
 
 
 class Adjudication(BaseModel):
     """Which of two conflicting values holds now."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
     winner: Literal["new", "old", "both"]
     reason: str = Field(default="", max_length=200)

@@ -21,7 +21,11 @@ class AgentSettings(BaseSettings):
     """LLM endpoint, model per role, the local server and the memory loop's knobs."""
 
     model_config = SettingsConfigDict(
-        env_prefix="MAGS_", env_file=".env", extra="ignore", validate_default=True
+        env_prefix="MAGS_",
+        env_file=".env",
+        extra="ignore",
+        validate_default=True,
+        populate_by_name=True,  # AgentSettings(llm_api_key=...) as well as the env aliases
     )
 
     # --- endpoint ------------------------------------------------------------------

@@ -10,7 +10,9 @@ namespace the chatbot writes, so an agent's store and its conversations share a 
 An item is an episode whose text is the item's string fields (what recall searches) and
 whose metadata keeps the key and the value; its id is derived from namespace and key.
 ``search`` with a query runs recall and returns store items and the namespace's other
-memories (turns, facts; their key is the memory id, ``get`` finds them too).
+memories (turns, facts; their key is the memory id: ``get`` finds them, ``delete`` forgets
+them, ``put`` replaces them with an item under that key). Items are permanent: maintenance
+never forgets them.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from graph_db import LiquidGraph, Memory, NotFoundError, UnknownNamespaceError
 _IDS = uuid.UUID("6d3f0e2a-8f4b-4c55-9a8e-2f1d7b6c4a10")  # uuid5 namespace of item ids
 SEP = "/"
 STORE_SESSION = "store"
+MAX_NAMESPACES = 100_000
 
 
 def ns_of(namespace: tuple[str, ...]) -> str:
@@ -97,6 +100,13 @@ def _path(value: Any, dotted: str) -> Any:
 
 def _when(epoch: Any) -> datetime:
     return datetime.fromtimestamp(float(epoch or 0), UTC)
+
+
+def _is_item(m: Memory) -> bool:
+    meta = m.properties.get("metadata") or {}
+    if isinstance(meta, str):
+        meta = json.loads(meta)
+    return isinstance(meta, dict) and "store" in meta
 
 
 def _item_parts(m: Memory) -> tuple[str, dict[str, Any], datetime, datetime]:
@@ -170,6 +180,9 @@ class MAGSStore(BaseStore):
     def _put(self, op: PutOp) -> None:
         ns = ns_of(op.namespace)
         mid = item_id(ns, op.key)
+        recalled = self._recalled_memory(ns, op.key, mid)
+        if recalled is not None:  # a turn or fact that search returned under its id: the
+            self.graph.forget(ns, recalled)  # caller deletes or rewrites it (LangMem does)
         if op.value is None:
             with contextlib.suppress(NotFoundError, UnknownNamespaceError):
                 self.graph.delete(ns, mid)  # deleting what is not there is done
@@ -190,16 +203,33 @@ class MAGSStore(BaseStore):
                 [{"id": mid, "text": text, "session_id": STORE_SESSION, "ts": now,
                   "metadata": {"store": store}}],
             )  # fmt: skip
+            # an item stays until it is deleted: maintenance never forgets it
+            self.graph.update(ns, mid, permanent=True)
         else:
             self.graph.update(ns, mid, text=text, metadata={"store": store})
 
+    def _recalled_memory(self, ns: str, key: str, mid: str) -> str | None:
+        """``key`` when it names a memory of ``ns`` that is not a store item (no item
+        ``mid`` under it): search hands those out with their ids as keys."""
+        if key == mid:
+            return None
+        try:
+            found = self.graph.get_many(ns, [mid, key])
+        except UnknownNamespaceError:
+            return None
+        ids = {m.id: m for m in found}
+        if mid in ids or key not in ids:
+            return None
+        return None if _is_item(ids[key]) else key
+
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = ns_of(op.namespace_prefix) if op.namespace_prefix else ""
-        spaces = [
-            s
-            for s in self.graph.namespaces(prefix=prefix)
-            if not prefix or s == prefix or s.startswith(prefix + SEP)
-        ]
+        if prefix:  # the namespace itself and those below it (not "maya-2" for "maya")
+            below = self.graph.namespaces(prefix=prefix + SEP, limit=MAX_NAMESPACES)
+            spaces = [*self.graph.namespaces(prefix=prefix, limit=1)[:1], *below]
+            spaces = [s for s in dict.fromkeys(spaces) if s == prefix or s.startswith(prefix + SEP)]
+        else:
+            spaces = self.graph.namespaces(limit=MAX_NAMESPACES)
         want = op.offset + op.limit
         found: list[tuple[float, str, Memory]] = []
         for ns in spaces:
@@ -229,7 +259,7 @@ class MAGSStore(BaseStore):
         return items[op.offset : want]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        spaces = [tuple(s.split(SEP)) for s in self.graph.namespaces(limit=100_000)]
+        spaces = [tuple(s.split(SEP)) for s in self.graph.namespaces(limit=MAX_NAMESPACES)]
         conditions = op.match_conditions or ()
         kept = [s for s in spaces if all(_ns_matches(s, c) for c in conditions)]
         if op.max_depth is not None:

@@ -28,8 +28,7 @@ def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None
         hits = loop.recall(ns, query)
         if not hits:
             return "No memories found."
-        lines = prompts.memory_lines(hits).splitlines()
-        return "\n".join(f"{line} (id: {h.id})" for line, h in zip(lines, hits, strict=True))
+        return "\n".join(f"{prompts.memory_line(i, h)} (id: {h.id})" for i, h in enumerate(hits, 1))
 
     @tool
     def remember(text: str, runtime: ToolRuntime) -> str:

@@ -144,13 +144,15 @@ def test_small_talk_skips_recall_and_extraction(graph, ns):
 
 def test_one_user_never_recalls_another_users_memories(graph, ns):
     other = f"{ns}-other"
+    graph.add_episode(other, "I live in a small flat near the river.", speaker=other)
     app, _ = agent(
         graph, engram=[facts_json(("I", "lives_in", "Leeds")), "{}"], respond=["ok", "ok"]
     )
     turn(app, ns, "I live in Leeds.")
     state = turn(app, other, "Where do I live? Is it Leeds?")
+    assert state["memories"]  # the other user's own memory is found ...
     assert all(m["memory"]["ns"] == other for m in state["memories"])
-    assert not any("Leeds" in m["memory"]["text"] for m in state["memories"])
+    assert not any("Leeds" in m["memory"]["text"] for m in state["memories"])  # ... not ns's
 
 
 class Down(FakeMessagesListChatModel):
@@ -160,8 +162,9 @@ class Down(FakeMessagesListChatModel):
         raise ConnectionError("connection refused")
 
 
-def test_a_failing_model_loses_no_turn(graph, ns):
-    s = AgentSettings(engram="llm", reconcile="rules")
+@pytest.mark.parametrize("router", ["rules", "llm"])
+def test_a_failing_model_loses_no_turn(graph, ns, router):
+    s = AgentSettings(engram="llm", reconcile="rules", router=router, recall_queries="llm")
     llms = LLMs(s, models={"default": Down(responses=[AIMessage("x")])})
     app = build_mags_graph(graph, llms, s, checkpointer=InMemorySaver())
     state = turn(app, ns, "I live in Leeds.")
@@ -212,3 +215,28 @@ def test_an_answer_cut_at_the_token_limit_is_invalid_output_and_retried(graph, n
     assert [w["action"] for w in state["writes"]] == ["created"]
     usage = llms.usage.snapshot()["engram"]
     assert (usage.calls, usage.failures, usage.completion_tokens) == (2, 1, 384)
+
+
+def test_blank_model_fields_are_invalid_not_a_crash(graph, ns):
+    blank = json.dumps({"facts": [{"subject": " ", "predicate": "likes", "object": "tea"}]})
+    app, llms = agent(
+        graph,
+        engram=[blank, facts_json(("I", "likes", "  "))],
+        recall=['{"queries": ["   "]}'],
+        respond=["ok"],
+    )
+    state = turn(app, ns, "I like tea.")
+    assert state["engram"]["failed"] is True and state["writes"] == []
+    assert llms.usage.snapshot()["recall"].failures == 2  # blank queries: invalid, retried
+    assert graph.stats(ns)["nodes"]["Fact"] == 0
+    assert graph.list(ns, blocks="episodic", limit=5)[-1].text == "I like tea."
+
+
+def test_a_user_is_required_and_may_not_contain_the_namespace_separator(graph):
+    from graph_db import InvalidInputError
+
+    app, _ = agent(graph)
+    with pytest.raises(InvalidInputError, match="needs a user"):
+        app.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
+    with pytest.raises(InvalidInputError, match="may not contain"):
+        turn(app, "alice/x", "hi")

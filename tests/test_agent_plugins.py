@@ -76,7 +76,11 @@ def test_memory_tools_remember_recall_and_forget(graph, ns):
         AIMessage(
             "",
             tool_calls=[
-                {"name": "remember", "args": {"text": "I have a cat named Miso"}, "id": "1"}
+                {
+                    "name": "remember",
+                    "args": {"text": "I have a cat named Miso.\nShe is grey."},
+                    "id": "1",
+                }
             ],
         ),
         AIMessage(
