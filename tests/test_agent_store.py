@@ -64,6 +64,7 @@ def test_namespaces_are_isolated_and_listed(store, ns):
     store.put((f"{ns}x", "home"), "k", {"text": "Someone else's milk"})
     assert store.get((ns, "home"), "k").value["text"] == "Buy milk"
     hits = store.search((ns,), query="milk", limit=5)
+    assert (ns, "home") in {h.namespace for h in hits}
     assert {h.namespace for h in hits} <= {(ns, "work"), (ns, "home")}  # not nsx's
     assert store.list_namespaces(prefix=(ns,)) == [(ns, "home"), (ns, "work")]
     assert (ns,) in store.list_namespaces(prefix=(ns,), max_depth=1)
@@ -125,3 +126,20 @@ def test_create_agent_with_the_store(store, ns):
     out = agent.invoke({"messages": [("user", "I bought a kayak")]})
     assert out["messages"][-1].content == "Noted."
     assert store.get((ns,), "note").value == {"text": "Owns a kayak"}
+
+
+def test_recalled_turns_can_be_deleted_and_replaced_under_their_key(store, graph, ns):
+    turn = graph.add_episode(ns, "I am allergic to cats.", speaker=ns)
+    [hit] = [h for h in store.search((ns,), query="allergy") if h.key == turn]
+    assert hit.value["text"] == "I am allergic to cats." and store.get((ns,), turn)
+    store.put((ns,), turn, {"text": "I am allergic to dogs, not cats."})  # LangMem's update
+    assert [m.text for m in graph.list(ns)] == ["I am allergic to dogs, not cats."]
+    assert store.get((ns,), turn).value == {"text": "I am allergic to dogs, not cats."}
+    store.delete((ns,), turn)  # LangMem's delete
+    assert graph.list(ns) == [] and store.get((ns,), turn) is None
+
+
+def test_store_items_survive_maintenance(store, graph, ns):
+    store.put((ns,), "k", {"text": "Keep this"})
+    graph.maintain(ns, now=4e9)  # long after: an unused, isolated memory would be forgotten
+    assert store.get((ns,), "k").value == {"text": "Keep this"}
