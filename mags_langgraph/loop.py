@@ -1,7 +1,7 @@
 """``MemoryLoop``: what one conversational turn does with memory, for every front end.
 
-the user's message stored (before any model call) -> route -> recall -> respond (rates the
-memories it used -> Hebbian reinforcement) -> engram (the answer stored; facts extracted) ->
+route -> recall -> the user's message stored -> respond (rates the memories it used ->
+Hebbian reinforcement) -> engram (the answer stored; facts extracted) ->
 reconcile (facts written, conflicts adjudicated). The LangGraph nodes, the middleware, the
 tools and the CLI all call these methods; each has an ``a``-prefixed async twin that awaits
 the model natively and runs the (synchronous) graph calls in a worker thread.
@@ -13,7 +13,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -129,10 +129,9 @@ class MemoryLoop:
         ns: str,
         query: str | Sequence[str],
         route: Route | None = None,
-        exclude: Collection[str] = (),
     ) -> list[Recalled]:
         """The memories for ``query`` (one text or several; none when the route says so or
-        ``ns`` is new), without ``exclude`` (the turn being answered, stored already)."""
+        ``ns`` is new)."""
         route = route or Route(recall=True, write=True)
         if not route.recall:
             return []
@@ -143,12 +142,10 @@ class MemoryLoop:
             asked.append(route.query)
         if not asked:
             return []
-        extra = len(exclude) + (0 if own_words else 4)
         try:
-            hits = self.graph.recall(ns, asked, k=k + extra, blocks=route.blocks)
+            hits = self.graph.recall(ns, asked, k=k if own_words else k + 4, blocks=route.blocks)
         except UnknownNamespaceError:
             return []  # a new user: nothing to recall yet
-        hits = [h for h in hits if h.id not in exclude]
         if not own_words:  # else the assistant's past answers crowd out what the user said
             hits = [h for h in hits if h.memory.properties.get("speaker") != ASSISTANT]
         return hits[:k]
@@ -158,9 +155,8 @@ class MemoryLoop:
         ns: str,
         query: str | Sequence[str],
         route: Route | None = None,
-        exclude: Collection[str] = (),
     ) -> list[Recalled]:
-        return await asyncio.to_thread(self.recall, ns, query, route, exclude)
+        return await asyncio.to_thread(self.recall, ns, query, route)
 
     # -- respond ------------------------------------------------------------------------
     def respond_prompt(
@@ -224,8 +220,8 @@ class MemoryLoop:
         session: str = "default",
     ) -> list[str]:
         """The raw turn as episodes, in one transaction (the user's message first; the
-        answer when given). The graph nodes store the message before any model call, and
-        the answer with ``store_answer`` after it. Returns the ids (user's first)."""
+        answer when given). The graph nodes store the message before the respond model is
+        called, and the answer with ``store_answer`` after it. Returns the ids (user's first)."""
         now = time.time()
         turns = [{"text": message, "speaker": user, "session_id": session, "ts": now}]
         if answer:

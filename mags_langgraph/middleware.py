@@ -3,8 +3,8 @@
     agent = create_agent(model, tools, middleware=[MAGSMemoryMiddleware(loop)])
     agent.invoke({"messages": [...]}, {"configurable": {"user_id": "maya"}})
 
-Before the agent runs: the user's message stored (a failing model loses nothing), then
-recall for it (once per invocation, not per model call). Around each model call: the
+Before the agent runs: recall for the user's message (once per invocation, not per model
+call), then the message stored (a failing model loses nothing). Around each model call: the
 memories appended to the system prompt, numbered for citation. After the agent: the answer
 stored, the message's facts written, the memories the answer used reinforced.
 """
@@ -71,18 +71,18 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
         self.user_id = user_id
         self.write = write
 
-    # before: the message stored (before any model call), then recall, once per invocation
+    # before: recall, then the message stored (before any model call), once per invocation
     def before_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
         ns = user_id_of(runtime, self.user_id)
         query = last_user_message(state["messages"])
         if not query:
             return {"mags_memories": [], "mags_turn": None}
-        turn = self.loop.store_turn(ns, ns, query)[0] if self.write else None
-        try:
-            found = self.loop.recall(ns, query, exclude=[turn] if turn else ())
+        try:  # before the message is stored: it is not its own memory
+            found = self.loop.recall(ns, query)
         except MagsError as e:
             log.warning("recall failed (%s); the agent runs without memories", e)
             found = []
+        turn = self.loop.store_turn(ns, ns, query)[0] if self.write else None
         return {"mags_memories": [r.model_dump(mode="json") for r in found], "mags_turn": turn}
 
     async def abefore_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:

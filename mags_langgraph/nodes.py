@@ -4,10 +4,12 @@
     graph.invoke({"messages": [("user", "I moved to Leeds")]},
                  {"configurable": {"thread_id": "t1", "user_id": "maya"}})
 
-START -> router -> [recall] -> respond -> engram -> [reconcile] -> END. The router stores
-the user's message before any model call (a failure later loses nothing); engram stores the
-answer. Each node works sync (``invoke``) and async (``ainvoke``); the user (the memory
-namespace) comes from the state's ``user`` or the config's ``user_id``.
+START -> router -> [recall] -> respond -> engram -> [reconcile] -> END. Respond stores the
+user's message before it calls the model (a failure loses nothing; recall, before it, does
+not find the message itself); engram stores the answer. The router and recall degrade on
+failure (rules, no memories) instead of stopping the turn. Each node works sync
+(``invoke``) and async (``ainvoke``); the user (the memory namespace) comes from the
+state's ``user`` or the config's ``user_id``.
 """
 
 from __future__ import annotations
@@ -101,26 +103,21 @@ class MemoryNodes:
     def __init__(self, loop: MemoryLoop) -> None:
         self.loop = loop
 
-    # router: the user's message is stored before any model sees it
+    # router (a model failure falls back to the rules)
     def router(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
-        ids = self.loop.store_turn(ns, ns, message, None, _session(state, config))
-        route = self.loop.route(ns, message)
-        return {**FRESH_TURN, "episode_ids": ids, "route": route.model_dump()}
+        return {**FRESH_TURN, "route": self.loop.route(ns, message).model_dump()}
 
     async def arouter(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
-        ids = await self.loop.astore_turn(ns, ns, message, None, _session(state, config))
         route = await self.loop.aroute(ns, message)
-        return {**FRESH_TURN, "episode_ids": ids, "route": route.model_dump()}
+        return {**FRESH_TURN, "route": route.model_dump()}
 
-    # recall (the message just stored is not its own memory)
+    # recall (before the message is stored: it is not its own memory)
     def recall(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
         try:
-            found = self.loop.recall(
-                ns, self.loop.queries(ns, message), route_of(state), state["episode_ids"]
-            )
+            found = self.loop.recall(ns, self.loop.queries(ns, message), route_of(state))
         except MagsError as e:  # answer without memories rather than not at all
             log.warning("recall failed (%s); answering without memories", e)
             found = []
@@ -130,31 +127,34 @@ class MemoryNodes:
         ns, message = user_of(state, config), last_user_message(state["messages"])
         try:
             queries = await self.loop.aqueries(ns, message)
-            found = await self.loop.arecall(ns, queries, route_of(state), state["episode_ids"])
+            found = await self.loop.arecall(ns, queries, route_of(state))
         except MagsError as e:
             log.warning("recall failed (%s); answering without memories", e)
             found = []
         return {"memories": _dump(found)}
 
-    # respond
+    # respond: the user's message is stored first, before the model is called
     def respond(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, memories = user_of(state, config), memories_of(state)
+        message = last_user_message(state["messages"])
+        ids = self.loop.store_turn(ns, ns, message, None, _session(state, config))
         try:
             answer = self.loop.respond(ns, memories, _history(state["messages"]))
-        except Exception as e:  # the model is down or refused: the message is stored already
-            return _no_answer(e)
-        return {"messages": [AIMessage(answer)], "used": self.loop.learn(ns, answer, memories)}
+        except Exception as e:  # the model is down or refused: the message is stored
+            return {**_no_answer(e), "episode_ids": ids}
+        used = self.loop.learn(ns, answer, memories)
+        return {"messages": [AIMessage(answer)], "used": used, "episode_ids": ids}
 
     async def arespond(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, memories = user_of(state, config), memories_of(state)
+        message = last_user_message(state["messages"])
+        ids = await self.loop.astore_turn(ns, ns, message, None, _session(state, config))
         try:
             answer = await self.loop.arespond(ns, memories, _history(state["messages"]))
         except Exception as e:
-            return _no_answer(e)
-        return {
-            "messages": [AIMessage(answer)],
-            "used": await self.loop.alearn(ns, answer, memories),
-        }
+            return {**_no_answer(e), "episode_ids": ids}
+        used = await self.loop.alearn(ns, answer, memories)
+        return {"messages": [AIMessage(answer)], "used": used, "episode_ids": ids}
 
     # engram: the answer stored, then the facts the message states
     def engram(self, state: MemoryState, config: RunnableConfig) -> dict:

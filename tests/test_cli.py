@@ -88,11 +88,13 @@ def test_quickstart_example_runs(tmp_path):
 @pytest.mark.parametrize(
     "script, expect",
     [
-        ("chatbot_sessions.py", "recalled: ['My cat is called Miso."),
-        ("langgraph_agent.py", 'remembered: ["I\'m allergic to peanuts."'),
+        ("chatbot_sessions.py", "My cat is called Miso."),
+        ("langgraph_agent.py", "I'm allergic to peanuts."),
         ("llamaindex_query_engine.py", "[episodic] We adopted a beagle puppy called Biscuit"),
     ],
 )
 def test_agent_examples_run_on_the_local_server(tmp_path, script, expect):
     out = _run(sys.executable, str(ROOT / "examples" / script), home=tmp_path)
-    assert expect in out
+    last = [line for line in out.splitlines() if expect in line]
+    assert last, out  # printed by the memory part of the example (recalled / remembered)
+    assert last[-1].startswith(("    recalled:", "remembered:", "  ")), last[-1]

@@ -25,6 +25,7 @@ from mags_langgraph.llm.parse import ParseError, parse_json, strip_thinking
 from mags_langgraph.settings import AgentSettings, Role
 
 T = TypeVar("T", bound=BaseModel)
+FALLBACK_RESPOND_TOKENS = 80
 # an answer cut short (token limit, content filter): openai's client raises for these
 CUT_OFF = (openai.LengthFinishReasonError, openai.ContentFilterFinishReasonError)
 
@@ -222,7 +223,11 @@ class LLMs:
 
     def _max(self, role: Role) -> int:
         s = self.settings
-        return s.respond_max_tokens if role == "respond" else s.structured_max_tokens
+        if role != "respond":
+            return s.structured_max_tokens
+        if self.local is not None and self.local.fallback:  # it rambles: keep answers short
+            return min(s.respond_max_tokens, FALLBACK_RESPOND_TOKENS)
+        return s.respond_max_tokens
 
     def _json_kwargs(self, role: Role, schema: type[BaseModel]) -> dict[str, Any]:
         if role in self._given or "default" in self._given:
