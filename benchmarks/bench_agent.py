@@ -6,9 +6,10 @@
 A scripted user talks to the MAGS graph (``build_mags_graph``) over three sessions (new
 threads: only long-term memory carries over): statements, questions about earlier sessions,
 a change of address, small talk. Each stage of each turn is timed by wrapping the memory
-loop's methods: router, recall, respond (the model), learn (Hebbian writes), store turn
-(episode writes), extract (the engram model or patterns), write facts (incl. the reconcile
-role's calls on a conflict; "graph writes" sums learn, store turn and write facts without them).
+loop's methods: router, recall, store turn (the user's message), respond (the model),
+learn (Hebbian writes), store answer, extract (the engram model or patterns), write facts
+(incl. the reconcile role's calls on a conflict; "graph writes" sums learn, the two stores
+and write facts without them).
 Model calls, prompt and completion tokens per turn come from the LLMs' accounting.
 Modes: ``auto`` (the default settings: with the tiny fallback model, facts come from the
 first-person patterns and conflicts from the graph's rule: one call per turn) and ``llm``
@@ -44,8 +45,9 @@ SESSIONS = [
      "My favourite colour is green."],
     ["Where do I live now?", "What do I like doing at weekends?", "What is my favourite colour?"],
 ]  # fmt: skip
-STAGES = ["route", "recall", "respond", "learn", "store_turn", "extract", "write_facts"]
-GRAPH_WRITES = ("learn", "store_turn", "write_facts")
+STAGES = ["route", "recall", "store_turn", "respond", "learn", "store_answer", "extract",
+          "write_facts"]  # fmt: skip
+GRAPH_WRITES = ("learn", "store_turn", "store_answer", "write_facts")
 
 
 class TimedLoop(MemoryLoop):
