@@ -310,6 +310,8 @@ def forget(user: str, yes: bool = typer.Option(False, "--yes", help="Do not ask.
 
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
+    # the driver logs each transient conflict it retries (and then succeeds): not for a chat
+    logging.getLogger("neo4j").setLevel(logging.ERROR)
     try:
         app()
     except MagsError as e:
