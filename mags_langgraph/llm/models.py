@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -157,21 +157,6 @@ class LLMs:
         msg = await self.model(role).ainvoke(list(messages), max_tokens=self._max(role), **kw)
         self.usage.add(role, msg, time.perf_counter() - started)
         return strip_thinking(_text(msg))
-
-    def stream(self, role: Role, messages: Sequence[BaseMessage]) -> Iterator[str]:
-        """The answer piece by piece (for the chat CLI); accounted when it ends."""
-        started, total = time.perf_counter(), None
-        for chunk in self.model(role).stream(list(messages), max_tokens=self._max(role)):
-            total = chunk if total is None else total + chunk
-            yield _text(chunk)
-        self.usage.add(role, total, time.perf_counter() - started)
-
-    async def astream(self, role: Role, messages: Sequence[BaseMessage]) -> AsyncIterator[str]:
-        started, total = time.perf_counter(), None
-        async for chunk in self.model(role).astream(list(messages), max_tokens=self._max(role)):
-            total = chunk if total is None else total + chunk
-            yield _text(chunk)
-        self.usage.add(role, total, time.perf_counter() - started)
 
     def structured(
         self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
