@@ -83,11 +83,13 @@ def run_mode(mode: str, home: Path, console: Console) -> dict:
             config = {"configurable": {"thread_id": f"{user}-{number}", "user_id": user}}
             for line in lines:
                 loop.turn.clear()
-                before, roles_before = llms.usage.totals(), llms.usage.snapshot()
+                roles_before = llms.usage.snapshot()
+                before = llms.usage.sum(roles_before)
                 started = time.perf_counter()
                 state = app.invoke({"messages": [("user", line)]}, config)
                 total_ms = (time.perf_counter() - started) * 1000
-                after, roles_after = llms.usage.totals(), llms.usage.snapshot()
+                roles_after = llms.usage.snapshot()
+                after = llms.usage.sum(roles_after)
                 model_ms = {
                     role: (u.seconds - getattr(roles_before.get(role), "seconds", 0.0)) * 1000
                     for role, u in roles_after.items()

@@ -305,8 +305,8 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
                 degree[r["b"]] = degree.get(r["b"], 1) + 1
                 pairs.add(frozenset((r["a"], r["b"])))
             cdf = np.cumsum([degree[m] for m in ids], dtype=np.float64)
-            for start in range(0, target - have, 5_000):
-                n = min(5_000, target - have - start)
+            for start in range(0, missing := target - have, 5_000):
+                n = min(5_000, missing - start)
                 a = np.searchsorted(cdf, rng.random(2 * n) * cdf[-1])
                 b = rng.integers(0, len(ids), 2 * n)
                 fresh = []
@@ -333,8 +333,9 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
                     for (x, y), w, t in zip(fresh, weights, fired, strict=True)
                 ]
                 done = g.backend.write("link_assoc", ns=NS, rows=rows)
-                bar.update(int(done[0]["linked"] or 0) if done else 0)
-            have = assoc_count(g)
+                linked = int(done[0]["linked"] or 0) if done else 0
+                bar.update(linked)
+                have += linked  # new pairs only: each one is a new edge
     return {"assoc_before": before, "assoc_after": have, "seconds": time.perf_counter() - t0}
 
 

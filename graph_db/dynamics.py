@@ -1,8 +1,8 @@
 """The numbers of the liquid edges, in one place: lazy decay and the Hebbian rule.
 
 The Cypher library computes the same formulas where the edges are (hebbian_update,
-edges_prune, memory_vitals, walk_edges: one expression each, kept in step with these);
-these are the reference the tests check the store against.
+edges_prune, memory_vitals, triadic_close, walk_edges: one expression each, kept in step
+with these); these are the reference the tests check the store against.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ pages, and always decomposes.
 from __future__ import annotations
 
 import time
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -101,7 +101,9 @@ class Maintainer:
         due); (edges checked, edges pruned)."""
         s = self.settings
         decay = DecayParams.of(s).as_params()
-        done = self._write_pages(deadline, "edges_prune", ns, ids, now=now, w_min=s.w_min, **decay)
+        done, _ = self._write_pages(
+            deadline, "edges_prune", ns, ids, now=now, w_min=s.w_min, **decay
+        )
         return done["checked"], done["pruned"]
 
     def kcore(self, ns: str) -> dict[str, int]:
@@ -157,8 +159,13 @@ class Maintainer:
             expiring = self._due(ns, "due_for_prune", now)
         budget = None if full else s.maintain_budget_s
         started = t0  # the budget's clock: the whole pass but the decomposition
+
+        def until(share: float) -> float | None:
+            """When a step stops taking new pages (None: a full pass is not bounded)."""
+            return None if budget is None else started + budget * share
+
         report.edges_checked, report.pruned_edges = self.prune(
-            ns, expiring, now, None if budget is None else started + budget * PRUNE_SHARE
+            ns, expiring, now, until(PRUNE_SHARE)
         )
 
         protect = state.get("protect_core")
@@ -175,14 +182,15 @@ class Maintainer:
 
         if not full:  # after pruning and decomposing: both mark memories due
             due = self._due(ns, "due_for_vitals", now)
-        deadline = None if budget is None else started + budget * VITALS_SHARE
-        report.consolidated, report.visited = self._vitals(ns, due, now, protect, deadline)
-        report.deferred = len(due) - report.visited
-        due = due[: report.visited]  # the rest stays due: the next pass goes on
-        since = -1e18 if full else float(state.get("maintained_at") or -1e18)
-        report.births, births_done = self._births(
-            ns, due, now, since, None if budget is None else started + budget * BIRTHS_SHARE
+        report.consolidated, report.visited = self._vitals(
+            ns, due, now, protect, until(VITALS_SHARE)
         )
+        report.deferred = len(due) - report.visited
+        # the due list may have been cut at the batch bound: more may be waiting
+        batch_full = not full and len(due) >= s.maintain_batch
+        due = due[: report.visited]  # the rest stays due: the next pass goes on
+        since = 0.0 if full else float(state.get("maintained_at") or 0.0)
+        report.births, births_done = self._births(ns, due, now, since, until(BIRTHS_SHARE))
         dying = self._dying(ns, due, now)
         self._delete(ns, dying)
         report.forgotten = len(dying)
@@ -200,13 +208,12 @@ class Maintainer:
                 else report.edges_before + report.births
             )
         # births look at edges changed since the last pass: while memories are left due (or
-        # births were cut short) the window must not move past them
-        batch_full = not full and report.visited + report.deferred >= s.maintain_batch
+        # births were cut short) the window must not move past them (a first pass sets it)
         complete = births_done and not report.deferred and not batch_full
         self.backend.write(
             "namespace_maintained",
             ns=ns,
-            now=now if complete else state.get("maintained_at", now),
+            now=now if complete else state.get("maintained_at") or now,
             kcore_at=now if report.kcore else None,
             protect_core=protect if report.kcore else None,
         )
@@ -247,7 +254,7 @@ class Maintainer:
         """Importance and protection of ``ids`` recomputed (in order, until ``deadline``):
         how many were consolidated, how many visited."""
         s = self.settings
-        done = self._write_pages(
+        done, visited = self._write_pages(
             deadline,
             "memory_vitals",
             ns,
@@ -258,23 +265,23 @@ class Maintainer:
             refresh=s.vitals_refresh_days * DAY_S,
             **DecayParams.of(s).as_params(),
         )
-        return done["consolidated"], done["_ids"]
+        return done["consolidated"], visited
 
     def _write_pages(
         self, deadline: float | None, name: str, ns: str, ids: list[str], **params: Any
-    ) -> dict[str, int]:
-        """Run write query ``name`` over ``ids`` a page at a time, its counts summed
-        (``_ids``: how many were done); no new page once ``deadline`` has passed."""
-        totals: dict[str, int] = {"_ids": 0}
+    ) -> tuple[Counter, int]:
+        """Run write query ``name`` over ``ids`` a page at a time: its counts summed, and
+        how many ids were done (no new page once ``deadline`` has passed)."""
+        totals: Counter = Counter()
+        done = 0
         size = self.PAGE if deadline is None else self.BUDGET_PAGE
         for page in _pages(ids, size):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
-                for key, value in row.items():
-                    totals[key] = totals.get(key, 0) + int(value or 0)
-            totals["_ids"] += len(page)
-        return defaultdict(int, totals)
+                totals.update({key: int(value or 0) for key, value in row.items()})
+            done += len(page)
+        return totals, done
 
     def _cap(self, ns: str, limit: int) -> tuple[int, int]:
         """Drop the memories above ``limit`` (see capacity_victims.cypher): (memories

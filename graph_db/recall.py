@@ -276,8 +276,8 @@ class Recaller:
         if any(ground.names):
             margin += self.settings.recall_speaker_weight
         floor = finals[k - 1] - margin if len(finals) >= k else 0.0
+        # the store sends a row with each walked memory that is not a candidate
         reached, rows = self.walk(ns, anchors, now, floor, known=cands)
-        rows = {mid: rows[mid] for mid in reached if mid not in cands and mid in rows}
         rows |= self._rows(ns, [mid for mid in reached if mid not in cands and mid not in rows])
         zero = np.zeros(len(queries))
         extra = [

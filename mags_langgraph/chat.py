@@ -7,6 +7,7 @@ used, stored, facts written or superseded). Slash commands look inside the memor
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,7 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from rich.console import Console
 from rich.table import Table
 
-from graph_db import LiquidGraph, MagsError
+from graph_db import LiquidGraph, MagsError, Memory, NotFoundError
 from mags_langgraph.llm import LLMs
 from mags_langgraph.loop import MemoryLoop
 from mags_langgraph.nodes import build_mags_graph, memories_of, writes_of
@@ -75,12 +76,14 @@ class ChatSession:
         memories, used = memories_of(state), state.get("used") or []
         parts = [f"recalled {len(memories)}, used {len(used)}"]
         parts.append(f"stored {len(state.get('episode_ids') or [])} turns")
-        for w in writes_of(state):
-            fact = self.graph.get(self.user, w.id)
-            p = fact.properties
+        writes = writes_of(state)
+        ids = [i for w in writes for i in (w.id, *w.supersedes)]
+        facts = {m.id: m.properties for m in self.graph.get_many(self.user, ids)} if ids else {}
+        for w in writes:
+            p = facts[w.id]
             what = f"{p['predicate']}={p['object']}"
             if w.supersedes:
-                old = [m.properties["object"] for m in self.graph.get_many(self.user, w.supersedes)]
+                old = [facts[i]["object"] for i in w.supersedes if i in facts]
                 parts.append(f"updated {what} (was {', '.join(old)})")
             elif w.action == "rejected":
                 parts.append(f"kept as history {what} ({w.reason})")
@@ -157,9 +160,7 @@ class ChatSession:
         self.console.print(table)
 
     def forget(self, memory_id: str) -> None:
-        match = [m.id for m in self.graph.list(self.user, limit=1000) if m.id.startswith(memory_id)]
-        target = match[0] if len(match) == 1 else memory_id
-        gone = self.graph.forget(self.user, target)
+        gone = self.graph.forget(self.user, find_memory(self.graph, self.user, memory_id).id)
         self.console.print(f"Forgot {len(gone)} memories.")
 
     def snapshot(self, path: str | None = None) -> None:
@@ -171,6 +172,16 @@ class ChatSession:
         )
         where.parent.mkdir(parents=True, exist_ok=True)
         self.console.print(f"Wrote {self.graph.export(self.user, where)}")
+
+
+def find_memory(graph: LiquidGraph, user: str, id_or_prefix: str) -> Memory:
+    """A memory by its id, or by the start of it as the tables show it (8 characters)."""
+    with contextlib.suppress(NotFoundError):
+        return graph.get(user, id_or_prefix)
+    match = [m for m in graph.list(user, limit=100_000) if m.id.startswith(id_or_prefix)]
+    if len(match) != 1:
+        raise MagsError(f"{len(match)} memories of {user!r} have ids starting {id_or_prefix!r}")
+    return match[0]
 
 
 def _day(epoch: Any) -> str:

@@ -236,12 +236,9 @@ def inspect(
     """What USER's memory holds: its size, current facts and newest turns; or one memory."""
     with _open(home) as graph:
         if memory_id:
-            match = [m for m in graph.list(user, limit=100_000) if m.id.startswith(memory_id)]
-            if len(match) != 1:
-                raise MagsError(
-                    f"{len(match)} memories of {user!r} have ids starting {memory_id!r}"
-                )
-            m = match[0]
+            from mags_langgraph.chat import find_memory
+
+            m = find_memory(graph, user, memory_id)
             table = Table(title=f"{m.block} memory {m.id}", title_justify="left")
             table.add_column("field")
             table.add_column("value")

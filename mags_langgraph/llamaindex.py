@@ -103,9 +103,7 @@ class MAGSMemoryBlock(BaseMemoryBlock[str]):
                 extraction = await loop.aextract(self.user_id, text)
                 await loop.awrite_facts(self.user_id, extraction.facts, episode)
             else:
-                await asyncio.to_thread(
-                    loop.graph.add_episode, self.user_id, text, speaker="assistant", salience=0.3
-                )
+                await loop.astore_answer(self.user_id, text)
 
 
 class LangChainLLM(CustomLLM):

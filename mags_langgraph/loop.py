@@ -107,7 +107,7 @@ class MemoryLoop:
         except Exception as e:  # invalid or unreachable: the message itself is searched
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
-        return [message, *(q for q in out.queries if q.strip())]
+        return [message, *out.queries]  # blank ones fail the schema
 
     async def aqueries(self, user: str, message: str) -> list[str]:
         if self.settings.recall_queries != "llm":
@@ -118,7 +118,7 @@ class MemoryLoop:
         except Exception as e:
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
-        return [message, *(q for q in out.queries if q.strip())]
+        return [message, *out.queries]  # blank ones fail the schema
 
     @staticmethod
     def _queries_prompt(user: str, message: str) -> list[BaseMessage]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from graph_db.models import Recalled
 
@@ -55,8 +56,6 @@ def memory_line(number: int, r: Recalled) -> str:
 
 
 def _date(value) -> str:
-    from datetime import UTC, datetime
-
     if isinstance(value, int | float) and value > 0:
         return datetime.fromtimestamp(value, UTC).strftime("%Y-%m-%d")
     if isinstance(value, datetime):

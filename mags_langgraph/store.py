@@ -102,20 +102,17 @@ def _when(epoch: Any) -> datetime:
     return datetime.fromtimestamp(float(epoch or 0), UTC)
 
 
-def _is_item(m: Memory) -> bool:
+def _stored(m: Memory) -> dict[str, Any] | None:
+    """The store's record (key, value, times) a memory carries, if it is a store item."""
     meta = m.properties.get("metadata") or {}
     if isinstance(meta, str):
         meta = json.loads(meta)
-    return isinstance(meta, dict) and "store" in meta
+    return meta.get("store") if isinstance(meta, dict) else None
 
 
 def _item_parts(m: Memory) -> tuple[str, dict[str, Any], datetime, datetime]:
     """key, value, created, updated of a memory seen through the store."""
-    meta = m.properties.get("metadata") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta)
-    stored = meta.get("store") if isinstance(meta, dict) else None
-    if stored:
+    if stored := _stored(m):
         return (
             stored["key"],
             stored["value"],
@@ -161,40 +158,40 @@ class MAGSStore(BaseStore):
     # -- operations ------------------------------------------------------------------
     def _get(self, op: GetOp) -> Item | None:
         ns = ns_of(op.namespace)
-        try:
-            found = self.graph.get_many(ns, [item_id(ns, op.key), op.key])
-        except UnknownNamespaceError:
+        item, recalled = self._lookup(ns, op.key)
+        found = item or recalled
+        if found is None:
             return None
-        for m in found:
-            key, value, made, changed = _item_parts(m)
-            if key == op.key:
-                return Item(
-                    value=value,
-                    key=key,
-                    namespace=op.namespace,
-                    created_at=made,
-                    updated_at=changed,
-                )
-        return None
+        key, value, made, changed = _item_parts(found)
+        return Item(value=value, key=key, namespace=op.namespace, created_at=made,
+                    updated_at=changed)  # fmt: skip
+
+    def _lookup(self, ns: str, key: str) -> tuple[Memory | None, Memory | None]:
+        """One read for what ``key`` names in ``ns``: the store item under it, and the
+        memory (a turn or fact, not an item) whose id it is, as search hands them out."""
+        mid = item_id(ns, key)
+        try:
+            found = {m.id: m for m in self.graph.get_many(ns, [mid, key])}
+        except UnknownNamespaceError:
+            return None, None
+        recalled = found.get(key) if key != mid else None
+        return found.get(mid), None if recalled is None or _stored(recalled) else recalled
 
     def _put(self, op: PutOp) -> None:
         ns = ns_of(op.namespace)
         mid = item_id(ns, op.key)
-        recalled = self._recalled_memory(ns, op.key, mid)
+        current, recalled = self._lookup(ns, op.key)
         if recalled is not None:  # a turn or fact that search returned under its id: the
-            self.graph.forget(ns, recalled)  # caller deletes or rewrites it (LangMem does)
+            self.graph.forget(ns, recalled.id)  # caller deletes or rewrites it (LangMem does)
         if op.value is None:
-            with contextlib.suppress(NotFoundError, UnknownNamespaceError):
-                self.graph.delete(ns, mid)  # deleting what is not there is done
+            if current is not None:
+                with contextlib.suppress(NotFoundError):  # deleted meanwhile: done too
+                    self.graph.delete(ns, mid)
             return
         value = json.loads(json.dumps(op.value))  # JSON only, a private copy
         fields = op.index if isinstance(op.index, list) else None
         now = datetime.now(UTC).timestamp()
-        try:
-            current = self.graph.get(ns, mid)
-            created = (_item_parts(current)[2]).timestamp()
-        except (NotFoundError, UnknownNamespaceError):
-            current, created = None, now
+        created = _item_parts(current)[2].timestamp() if current is not None else now
         store = {"key": op.key, "value": value, "created_at": created, "updated_at": now}
         text = text_of(value, fields)
         if current is None:
@@ -207,20 +204,6 @@ class MAGSStore(BaseStore):
             self.graph.update(ns, mid, permanent=True)
         else:
             self.graph.update(ns, mid, text=text, metadata={"store": store})
-
-    def _recalled_memory(self, ns: str, key: str, mid: str) -> str | None:
-        """``key`` when it names a memory of ``ns`` that is not a store item (no item
-        ``mid`` under it): search hands those out with their ids as keys."""
-        if key == mid:
-            return None
-        try:
-            found = self.graph.get_many(ns, [mid, key])
-        except UnknownNamespaceError:
-            return None
-        ids = {m.id: m for m in found}
-        if mid in ids or key not in ids:
-            return None
-        return None if _is_item(ids[key]) else key
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = ns_of(op.namespace_prefix) if op.namespace_prefix else ""

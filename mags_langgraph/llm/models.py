@@ -67,9 +67,14 @@ class Accounting:
             return {r: Usage(**vars(u)) for r, u in self.roles.items()}
 
     def totals(self) -> Counter:
+        return self.sum(self.snapshot())
+
+    @staticmethod
+    def sum(roles: dict[str, Usage]) -> Counter:
+        """calls, tokens, seconds, failures over the roles of a snapshot."""
         out: Counter = Counter()
-        for u in self.snapshot().values():
-            out.update({k: v for k, v in vars(u).items()})
+        for u in roles.values():
+            out.update(vars(u))
         return out
 
 
