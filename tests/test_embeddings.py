@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
-from graph_db import EmbeddingMismatchError
+from graph_db import EmbeddingMismatchError, GraphSettings, InvalidInputError
 from graph_db.embeddings import (
     CachedEmbedder,
     OnnxMiniLMEmbedder,
     SentenceTransformerEmbedder,
     check_vectors,
+    make_embedder,
 )
 
 DOCS = [
@@ -33,12 +36,21 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def models():
-    return OnnxMiniLMEmbedder(), SentenceTransformerEmbedder()
+def onnx():
+    return OnnxMiniLMEmbedder()
 
 
-def test_onnx_int8_ranks_like_the_reference_model(models):
-    onnx, ref = models
+def test_onnx_int8_finds_the_right_documents(onnx):
+    a, q = onnx.embed(DOCS), onnx.embed(QUERIES)
+    assert a.shape == (len(DOCS), 384)
+    assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-3)
+    assert list(np.argmax(q @ a.T, axis=1)) == [0, 4, 7, 6, 3]
+
+
+def test_onnx_int8_ranks_like_the_reference_model(onnx):
+    """The sentence-transformers path (extra 'mags[torch]'), where it is installed."""
+    pytest.importorskip("sentence_transformers", reason="pip install 'mags[torch]'")
+    ref = SentenceTransformerEmbedder()
     assert onnx.dim == ref.dim == 384
     a, b = onnx.embed(DOCS), ref.embed(DOCS)
     assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-3)
@@ -48,15 +60,13 @@ def test_onnx_int8_ranks_like_the_reference_model(models):
     assert list(np.argmax(qa @ a.T, axis=1)) == [0, 4, 7, 6, 3]
 
 
-def test_batches_and_order_do_not_change_vectors(models):
-    onnx, _ = models
+def test_batches_and_order_do_not_change_vectors(onnx):
     whole = onnx.embed(DOCS)
     one_by_one = np.vstack([onnx.embed([d]) for d in DOCS])
     assert np.allclose(whole, one_by_one, atol=1e-4)
 
 
-def test_the_cache_returns_the_same_vectors_and_skips_the_model(models):
-    onnx, _ = models
+def test_the_cache_returns_the_same_vectors_and_skips_the_model(onnx):
     calls = []
 
     class Counting:
@@ -76,3 +86,12 @@ def test_the_cache_returns_the_same_vectors_and_skips_the_model(models):
 def test_vectors_of_the_wrong_shape_are_refused():
     with pytest.raises(EmbeddingMismatchError):
         check_vectors(np.zeros((3, 384)), 384, 2)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is not None,
+    reason="the extra 'mags[torch]' is installed",
+)
+def test_another_model_without_the_torch_extra_names_the_fix():
+    with pytest.raises(InvalidInputError, match=r"mags\[torch\]"):
+        make_embedder(GraphSettings(embedding_model="BAAI/bge-small-en-v1.5"))
