@@ -1,18 +1,99 @@
-"""Shared fixtures: a real store per backend (embedded ArcadeDB always, Neo4j when
-MAGS_NEO4J_URI is set) and the real default embedder, loaded once."""
+"""Shared fixtures: a real store per engine and the real default embedder, loaded once.
+
+Every test that takes ``graph`` runs on both engines: the embedded ArcadeDB, and Neo4j,
+either the one ``MAGS_NEO4J_URI`` names or a local Neo4j Community that this session starts
+as a child JVM (graph_db/backends/local_neo4j.py) and stops at its end. Without Java 25 and
+Maven the Neo4j runs skip, saying what to install; with ``MAGS_REQUIRE_NEO4J=1`` (CI) they
+fail instead. A Neo4j that is there but cannot start fails them, with its reason.
+"""
 
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from graph_db import GraphSettings, LiquidGraph
+from graph_db.backends.local_neo4j import LocalNeo4j, Neo4jEndpoint, Neo4jPrerequisiteError
 from graph_db.embeddings import make_embedder
 
 BACKENDS = ["arcadedb", "neo4j"]
+
+
+class _Neo4jForTests:
+    """The session's Neo4j, started in the background as soon as tests are collected."""
+
+    def __init__(self) -> None:
+        self.server: LocalNeo4j | None = None
+        self.endpoint: Neo4jEndpoint | None = None
+        self.error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    def start_in_background(self) -> None:
+        if self._thread is None and not os.environ.get("MAGS_NEO4J_URI"):
+            self._thread = threading.Thread(target=self._start, name="neo4j-start", daemon=True)
+            self._thread.start()
+
+    def _start(self) -> None:
+        try:
+            self.server = LocalNeo4j(heap=os.environ.get("MAGS_TEST_NEO4J_HEAP", "1g"))
+            self.endpoint = self.server.start()
+        except BaseException as e:  # reported by the fixture, in the test that needs it
+            self.error = e
+
+    def get(self) -> Neo4jEndpoint:
+        uri = os.environ.get("MAGS_NEO4J_URI")
+        if uri:
+            return Neo4jEndpoint(
+                uri,
+                os.environ.get("MAGS_NEO4J_USER", "neo4j"),
+                os.environ.get("MAGS_NEO4J_PASSWORD", ""),
+            )
+        self.start_in_background()
+        assert self._thread is not None
+        self._thread.join()
+        if isinstance(self.error, Neo4jPrerequisiteError):
+            if os.environ.get("MAGS_REQUIRE_NEO4J") == "1":
+                pytest.fail(f"Neo4j is required here (MAGS_REQUIRE_NEO4J=1): {self.error}")
+            pytest.skip(f"Neo4j runs skipped: {self.error}")
+        if self.error is not None:
+            pytest.fail(f"the local Neo4j could not start: {self.error}")
+        assert self.endpoint is not None
+        return self.endpoint
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+        if self.server is not None:
+            self.server.stop()
+
+
+_NEO4J = _Neo4jForTests()
+
+
+def _needs_neo4j(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    engine = callspec.params.get("graph") if callspec is not None else None
+    return engine == "neo4j" or "neo4j" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # the JVM starts while the first (embedded) tests run
+    if any(_needs_neo4j(item) for item in session.items):
+        _NEO4J.start_in_background()
+
+
+@pytest.fixture(scope="session")
+def neo4j() -> Iterator[Neo4jEndpoint]:
+    """A Neo4j to run on: MAGS_NEO4J_URI's, or the session's local one."""
+    yield _NEO4J.get()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _NEO4J.stop()
 
 
 @pytest.fixture(scope="session")
@@ -27,10 +108,14 @@ def home(tmp_path_factory) -> str:
 
 def settings_for(backend: str, home: str, **over) -> GraphSettings:
     if backend == "neo4j":
-        uri = os.environ.get("MAGS_NEO4J_URI")
-        if not uri:
-            pytest.skip("Neo4j contract run skipped: set MAGS_NEO4J_URI (and credentials)")
-        return GraphSettings(home=home, neo4j_uri=uri, **over)
+        ep = _NEO4J.get()
+        return GraphSettings(
+            home=home,
+            neo4j_uri=ep.uri,
+            neo4j_user=ep.user,
+            neo4j_password=ep.password,
+            **over,
+        )
     return GraphSettings(home=home, neo4j_uri=None, **over)
 
 

@@ -83,14 +83,14 @@ def test_unknown_namespace_reads_say_so(graph, ns):
             call()
 
 
-def test_wrong_dimensions_are_refused(graph, home):
+def test_wrong_dimensions_are_refused(graph):
     with pytest.raises(EmbeddingMismatchError, match="dimension"):
         check_vectors(np.zeros((2, 5)), 384, 2)
     with pytest.raises(EmbeddingMismatchError, match="NaN"):
         check_vectors(np.full((1, 384), np.nan), 384, 1)
-    if graph.backend.dialect.name == "arcadedb":
-        with pytest.raises(EmbeddingMismatchError, match="MAGS_EMBEDDING_MODEL"):
-            LiquidGraph(GraphSettings(home=home), embedder=TinyEmbedder())
+    # the store remembers its model's dimension, on either engine
+    with pytest.raises(EmbeddingMismatchError, match="MAGS_EMBEDDING_MODEL"):
+        LiquidGraph(graph.settings, embedder=TinyEmbedder())
 
 
 def test_an_unreachable_engine_names_the_fix():

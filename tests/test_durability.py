@@ -116,14 +116,13 @@ def test_a_second_process_joins_the_running_engine(tmp_path, embedder):
     assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
 
 
-def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(graph):
-    if graph.backend.dialect.name != "arcadedb":
-        pytest.skip("embedded engine only")
+def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedder):
     import ipaddress
     import json
 
     import psutil
 
+    graph = LiquidGraph(GraphSettings(home=home, neo4j_uri=None), embedder=embedder)
     listening = [c for c in psutil.Process().net_connections(kind="inet") if c.status == "LISTEN"]
     assert listening, "the engine should listen (Bolt, HTTP)"
     for c in listening:
@@ -134,3 +133,4 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(graph):
     mcp = json.loads((home / "arcadedb" / "config" / "mcp-config.json").read_text())
     assert mcp["enabled"] is False
     assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
+    graph.close()
