@@ -2,7 +2,7 @@
 // order: superseded facts (history), episodes whose facts were extracted (their content
 // lives on), other episodes, and last the current facts (the distilled knowledge); within
 // each, unprotected before core-protected, least important first, least recently used first.
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns}) RETURN n
   UNION ALL
   MATCH (n:Fact {ns: $ns}) RETURN n

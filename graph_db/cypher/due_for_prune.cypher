@@ -2,7 +2,7 @@
 // range-indexed, is a lower bound on that time), at most $limit. The range is matched
 // before the namespace (the range index makes this cheap); each branch is bounded (a union is
 // held in the engine's heap).
-CALL {
+CALL () {
   MATCH (m:Episode) WHERE m.expire_at <= $now
   WITH m WHERE m.ns = $ns RETURN m.id AS id LIMIT $limit
   UNION ALL

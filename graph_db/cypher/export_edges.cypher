@@ -1,5 +1,5 @@
 // Every edge of one namespace with its properties (snapshots).
-CALL {
+CALL () {
   MATCH (a:Episode {ns: $ns})-[r]->(b) RETURN a, r, b
   UNION ALL
   MATCH (a:Fact {ns: $ns})-[r]->(b) RETURN a, r, b

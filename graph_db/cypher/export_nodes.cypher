@@ -1,5 +1,5 @@
 // Every node of one namespace with all its properties (snapshots).
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns}) RETURN n
   UNION ALL
   MATCH (n:Fact {ns: $ns}) RETURN n

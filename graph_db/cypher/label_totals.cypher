@@ -1,5 +1,5 @@
 // Nodes per label in the whole store (to size the over-fetch of global indexes).
-CALL {
+CALL () {
   MATCH (n:Episode) RETURN 'Episode' AS label, count(n) AS total
   UNION ALL
   MATCH (n:Fact) RETURN 'Fact' AS label, count(n) AS total

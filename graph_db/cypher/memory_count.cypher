@@ -1,5 +1,5 @@
 // Number of memories (episodes and facts) in $ns (counted inside each branch: see stats_edges).
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns}) RETURN count(n) AS memories
   UNION ALL
   MATCH (n:Fact {ns: $ns}) RETURN count(n) AS memories

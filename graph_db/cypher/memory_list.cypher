@@ -1,5 +1,5 @@
 // Memories of one namespace, newest first; $labels picks the blocks.
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns}) WHERE 'Episode' IN $labels RETURN n
   UNION ALL
   MATCH (n:Fact {ns: $ns}) WHERE 'Fact' IN $labels RETURN n

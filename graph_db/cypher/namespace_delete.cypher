@@ -1,5 +1,5 @@
 // Forget a whole namespace: every node and edge it holds, and its registration.
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns}) RETURN n
   UNION
   MATCH (n:Fact {ns: $ns}) RETURN n

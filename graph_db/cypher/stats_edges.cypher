@@ -1,7 +1,7 @@
 // Edge counts per type in one namespace (every edge starts at an episode or a fact).
 // Aggregated inside each branch: a union of every edge row is held in the engine's heap
 // (1M edges exhausted 4 GB on ArcadeDB).
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns})-[r]->()
   RETURN type(r) AS type, count(r) AS count, sum(r.w) AS sum_w, count(r.w) AS weighed
   UNION ALL

@@ -1,5 +1,5 @@
 // Node counts per label in one namespace.
-CALL {
+CALL () {
   MATCH (n:Episode {ns: $ns}) RETURN 'Episode' AS label, count(n) AS count
   UNION ALL
   MATCH (n:Fact {ns: $ns}) RETURN 'Fact' AS label, count(n) AS count
