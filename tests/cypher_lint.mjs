@@ -1,5 +1,5 @@
 // Lint Cypher statements with Neo4j's own linter (@neo4j-cypher/language-support).
-// stdin: {"name": "query", ...}; stdout: {"name": [[severity, message], ...], ...}
+// stdin: {"name": "query", ...} (or see below); stdout: {"name": [[severity, message], ...], ...}
 import { lintCypherQuery } from '@neo4j-cypher/language-support';
 import { readFileSync } from 'node:fs';
 
@@ -22,12 +22,18 @@ const procedures = {
     [['node', 'NODE'], ['score', 'FLOAT']]),
 };
 
-const queries = JSON.parse(readFileSync(0, 'utf8'));
+// stdin is the statements, or {"queries": {...}, "schema": {...}} to lint them against that
+// schema instead of the table above: a running server's own procedures and functions (SHOW
+// PROCEDURES / SHOW FUNCTIONS YIELD *, per Cypher version), so calls meet real signatures
+const input = JSON.parse(readFileSync(0, 'utf8'));
+const withSchema = typeof input.queries === 'object' && input.queries !== null;
+const queries = withSchema ? input.queries : input;
+const base = withSchema ? input.schema : { procedures: { 'CYPHER 5': procedures, 'CYPHER 25': procedures } };
 const out = {};
 for (const [name, query] of Object.entries(queries)) {
   const parameters = {};
   for (const m of query.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)/g)) parameters[m[1]] = null;
-  const schema = { procedures: { 'CYPHER 5': procedures, 'CYPHER 25': procedures }, parameters };
+  const schema = { ...base, parameters };
   out[name] = lintCypherQuery(query, schema).diagnostics.map((d) => [d.severity, d.message]);
 }
 process.stdout.write(JSON.stringify(out));
