@@ -3,8 +3,11 @@
     python benchmarks/bench_dynamics.py --sizes 10000 100000   # default; 1000000 takes hours
     python benchmarks/bench_dynamics.py --sizes 2000           # smoke run (~2 min idle)
     python benchmarks/bench_dynamics.py --sizes 10000 100000 --keep DIR --assoc-edges 1000000
+    ... --engine arcadedb|neo4j|both                          # default both, one after the other
 
-For each size N a fresh store (temporary MAGS home) is filled through the write path with
+For each size N and each engine (the embedded ArcadeDB; Neo4j: MAGS_NEO4J_URI's, or a local
+Neo4j Community started for the run, see benchmarks/engines.py) a fresh store (a temporary
+MAGS home, or KEEP/<engine>/<N>-seed<seed>) is filled through the write path with
 N memories: 80% episodes in sessions of 6-40 turns between the user and a partner, 20% facts
 derived from them. People and places are drawn with Zipf popularity, so a few entities are
 hubs and most are mentioned once or twice; NEXT, MENTIONS, ABOUT, DERIVED_FROM and the
@@ -24,7 +27,8 @@ store's own cost is what the fill measures (the write path runs at ~30-70 memori
     decomposition on its own (due daily by default). ``--assoc-edges 1000000`` first adds
     synthetic liquid edges to the largest store up to 1M: the goal is stated for 1M edges.
 Each step also records the seconds spent per named Cypher query (where the time goes).
-Prints a table and writes JSON (with the machine) to benchmarks/results/bench_dynamics.json.
+Prints one table (a column per size and engine) and writes JSON (with the machine and each
+engine's version) to benchmarks/results/bench_dynamics.json.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import engines
 import numpy as np
 from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, git_commit, machine, pct
 from rich.console import Console
@@ -51,7 +56,7 @@ from tqdm import tqdm
 
 from graph_db import GraphSettings, LiquidGraph
 from graph_db.backends import Tx
-from graph_db.embeddings import Embedder, make_embedder
+from graph_db.embeddings import CachedEmbedder, Embedder, make_embedder
 
 ROOT = Path(__file__).resolve().parent
 NS = "bench"
@@ -260,17 +265,17 @@ class SynthMemory:
         return out
 
 
-def fill(g: LiquidGraph, gen: SynthMemory, batch: int, n: int) -> dict[str, Any]:
+def fill(g: LiquidGraph, ns: str, gen: SynthMemory, batch: int, n: int) -> dict[str, Any]:
     """Write the synthetic history through the write path; facts follow their episodes."""
     t0 = time.perf_counter()
     eps = facts = merged = 0
     with tqdm(total=n, desc=f"fill ({n:,})", unit="mem", leave=False) as bar:
         for chunk in gen.episodes(batch):
-            ids = g.add_episodes(NS, chunk)
+            ids = g.add_episodes(ns, chunk)
             eps += len(ids)
             due = round(gen.n_facts * eps / gen.n_episodes) - facts
             sources = [(i, e["ts"]) for i, e in zip(ids, chunk, strict=True)]
-            written = g.add_facts(NS, gen.facts(due, sources)) if due > 0 else []
+            written = g.add_facts(ns, gen.facts(due, sources)) if due > 0 else []
             facts += len(written)
             merged += sum(w.action != "created" for w in written)
             bar.update(len(ids) + len(written))
@@ -284,8 +289,8 @@ def fill(g: LiquidGraph, gen: SynthMemory, batch: int, n: int) -> dict[str, Any]
     }
 
 
-def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
-    """Add liquid edges until ``NS`` has ``target`` of them: the scale goal is stated in
+def densify(g: LiquidGraph, ns: str, target: int, seed: int) -> dict[str, Any]:
+    """Add liquid edges until ``ns`` has ``target`` of them: the scale goal is stated in
     edges, and a store filled through the write path has ~4.5 per memory. More of the same
     graph: one end of each new edge is drawn in proportion to the degree it already has
     (preferential attachment: the hubs grow as the write path made them), the other
@@ -293,14 +298,14 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
     ``link_assoc`` like restored edges (a pair that exists already is drawn again: a rerun
     after a prune tops the count up in one round)."""
     t0, now = time.perf_counter(), time.time()
-    before = have = assoc_count(g)
-    ids = [m for r in g.backend.read("memory_cores", ns=NS) if (m := r["id"])]
+    before = have = assoc_count(g, ns)
+    ids = [m for r in g.backend.read("memory_cores", ns=ns) if (m := r["id"])]
     with tqdm(total=max(0, target - have), desc="densify", unit="edge", leave=False) as bar:
         while have < target:
             rng = np.random.default_rng([seed, have])  # new pairs on every round and rerun
             degree = dict.fromkeys(ids, 1)
             pairs: set[frozenset[str]] = set()  # drawn again, an existing pair only merges
-            for r in g.backend.read("assoc_edges", ns=NS):
+            for r in g.backend.read("assoc_edges", ns=ns):
                 degree[r["a"]] = degree.get(r["a"], 1) + 1
                 degree[r["b"]] = degree.get(r["b"], 1) + 1
                 pairs.add(frozenset((r["a"], r["b"])))
@@ -332,16 +337,16 @@ def densify(g: LiquidGraph, target: int, seed: int) -> dict[str, Any]:
                     }
                     for (x, y), w, t in zip(fresh, weights, fired, strict=True)
                 ]
-                done = g.backend.write("link_assoc", ns=NS, rows=rows)
+                done = g.backend.write("link_assoc", ns=ns, rows=rows)
                 linked = int(done[0]["linked"] or 0) if done else 0
                 bar.update(linked)
                 have += linked  # new pairs only: each one is a new edge
     return {"assoc_before": before, "assoc_after": have, "seconds": time.perf_counter() - t0}
 
 
-def assoc_count(g: LiquidGraph) -> int:
+def assoc_count(g: LiquidGraph, ns: str) -> int:
     """The liquid edges of the benchmark's namespace (a scan: never inside a timing)."""
-    rows = g.backend.read("assoc_count", ns=NS)
+    rows = g.backend.read("assoc_count", ns=ns)
     return int(rows[0]["edges"] or 0) if rows else 0
 
 
@@ -378,16 +383,16 @@ class QueryTimer:
         return {k: {"calls": int(c), "s": round(t, 4)} for k, (c, t) in ranked}
 
 
-def graph_counts(g: LiquidGraph) -> dict[str, Any]:
-    stats = g.stats(NS)
+def graph_counts(g: LiquidGraph, ns: str) -> dict[str, Any]:
+    stats = g.stats(ns)
     edges = {t: e["count"] for t, e in stats["edges"].items()}
     return {"nodes": stats["nodes"], "edges": edges, "edges_total": sum(edges.values())}
 
 
-def degree_profile(g: LiquidGraph) -> dict[str, Any]:
+def degree_profile(g: LiquidGraph, ns: str) -> dict[str, Any]:
     """Entity degrees (memories linked): how heavy the tail is."""
     with g.backend.driver.session(database=g.backend.database) as s:
-        rows = s.run("MATCH (e:Entity) WHERE e.ns = $ns RETURN e.degree AS d", ns=NS).data()
+        rows = s.run("MATCH (e:Entity) WHERE e.ns = $ns RETURN e.degree AS d", ns=ns).data()
     deg = sorted((r["d"] or 0 for r in rows), reverse=True)
     if not deg:
         return {}
@@ -412,24 +417,24 @@ def time_embedding(real: Embedder, queries: list[str]) -> dict[str, Any]:
     return {"p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95)}
 
 
-def time_recall(g: LiquidGraph, queries: list[str], mode: str) -> dict[str, Any]:
+def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[str, Any]:
     """Recall latency (query embedding included) and the ASSOC edges recall created."""
     for q in queries[:WARMUP]:
-        g.recall(NS, q, k=10, mode=mode)
+        g.recall(ns, q, k=10, mode=mode)
     g.flush()
     timed = queries[WARMUP:]
-    before = graph_counts(g)["edges"].get("ASSOC", 0)
+    before = graph_counts(g, ns)["edges"].get("ASSOC", 0)
     lat, hits = [], []
     with QueryTimer() as timer:
         for q in tqdm(timed, desc=f"recall {mode}", leave=False):
             t0 = time.perf_counter()
-            got = g.recall(NS, q, k=10, mode=mode)
+            got = g.recall(ns, q, k=10, mode=mode)
             lat.append((time.perf_counter() - t0) * 1000)
             hits.append(len(got))
         t0 = time.perf_counter()
         g.flush()  # fire=True writes its trace in the background: wait for it before counting
         flush_s = time.perf_counter() - t0
-    after = graph_counts(g)["edges"].get("ASSOC", 0)
+    after = graph_counts(g, ns)["edges"].get("ASSOC", 0)
     return {
         "queries": len(timed),
         "p50_ms": pct(lat, 50),
@@ -443,12 +448,12 @@ def time_recall(g: LiquidGraph, queries: list[str], mode: str) -> dict[str, Any]
     }
 
 
-def time_maintain(g: LiquidGraph, now: float | None, **how: Any) -> dict[str, Any]:
+def time_maintain(g: LiquidGraph, ns: str, now: float | None, **how: Any) -> dict[str, Any]:
     """One ``maintain()`` pass timed; the ASSOC edges it faced are counted outside the time."""
-    edges = assoc_count(g)
+    edges = assoc_count(g, ns)
     with QueryTimer() as timer:
         t0 = time.perf_counter()
-        report = g.maintain(NS, now=now, **how)
+        report = g.maintain(ns, now=now, **how)
         wall = time.perf_counter() - t0
     return {
         "wall_s": wall,
@@ -458,59 +463,88 @@ def time_maintain(g: LiquidGraph, now: float | None, **how: Any) -> dict[str, An
     }
 
 
-def run_size(n: int, args: argparse.Namespace, real: Embedder, log: Any) -> dict[str, Any]:
-    """Fill a fresh store with ``n`` memories, then time recall and maintenance."""
-    kept = args.keep / f"{n}-seed{args.seed}" if args.keep else None
-    home = kept or Path(tempfile.mkdtemp(prefix=f"mags-dyn-{n}-"))
-    reuse = kept is not None and (kept / "filled").exists()
-    res: dict[str, Any] = {"memories": n}
+def run_size(
+    n: int, engine_name: str, args: argparse.Namespace, model: Embedder, log: Any
+) -> dict[str, Any]:
+    """Fill a fresh store of ``engine_name`` with ``n`` memories (or reuse the one kept in
+    KEEP/<engine>/<n>-seed<seed>), then time recall and maintenance."""
+    kept = args.keep / engine_name / f"{n}-seed{args.seed}" if args.keep else None
+    home = kept or Path(tempfile.mkdtemp(prefix=f"mags-dyn-{n}-{engine_name}-"))
+    res: dict[str, Any] = {"memories": n, "engine": engine_name}
     try:
-        settings = GraphSettings(home=home, neo4j_uri=None, arcadedb_heap=args.heap)
-        gen = SynthMemory(n, args.seed)
-        fake = SynthEmbedder(real, gen.vocabulary())
-        with LiquidGraph(settings, embedder=fake) as g:
-            if reuse:  # the fill is deterministic: a kept store is the same graph
-                res.update(json.loads((home / "filled").read_text()), reused_store=str(home))
-                log(f"[{n:,}] reusing the store filled in {home}")
-            else:
-                res.update(fill(g, gen, args.batch, n))
-                rate = res["fill_memories_per_s"]
-                log(f"[{n:,}] filled in {res['fill_seconds']:.0f} s ({rate:.0f} memories/s)")
-                if kept is not None:
-                    (home / "filled").write_text(json.dumps(res))
-            if args.assoc_edges and n == max(args.sizes):
-                res["densify"] = densify(g, args.assoc_edges, args.seed)
-                log(f"[{n:,}] densified: {res['densify']}")
-            res["graph"] = graph_counts(g)
-            res["entity_degrees"] = degree_profile(g)
-            if args.fill_only:
-                return res
-            g.embedder = real  # queries are embedded by the real default embedder
-            taken: set[str] = set()
-            per_mode = (args.queries or (200 if n >= 10_000 else 50)) + WARMUP
-            aged = time.time() + args.age_days * 86400
-            steps: list[tuple[str, Any]] = [
-                ("maintain_full", lambda: time_maintain(g, None, full=True)),
-                ("query_embedding", lambda: time_embedding(real, gen.queries(per_mode, taken))),
-                *[
-                    (f"recall_{m}", lambda m=m: time_recall(g, gen.queries(per_mode, taken), m))
-                    for m in ("walk", "vector")
-                ],
-                ("maintain", lambda: time_maintain(g, None)),
-                ("maintain_aged", lambda: time_maintain(g, aged, kcore=False)),
-                ("maintain_kcore", lambda: time_maintain(g, aged, kcore=True)),
-                ("graph_after", lambda: graph_counts(g)),
-            ]
-            for key, step in steps:  # a failing step is recorded; the others still run
-                try:
-                    res[key] = step()
-                except Exception as e:
-                    log(f"[{n:,}] {key} failed: {e!r}")
-                    res.setdefault("errors", {})[key] = repr(e)
+        with engines.running(engine_name, home, args, arcadedb_heap=args.heap) as engine:
+            res["engine_info"] = engine.info
+            # a server of others (MAGS_NEO4J_URI) holds every size: one namespace each
+            ns = f"{NS}-{n}-seed{args.seed}" if engine.external else NS
+            real = CachedEmbedder(model, engine.settings.query_cache_size)  # a cache per run
+            gen = SynthMemory(n, args.seed)
+            fake = SynthEmbedder(real, gen.vocabulary())
+            with LiquidGraph(engine.settings, embedder=fake) as g:
+                reuse = kept is not None and (kept / "filled").exists()
+                if reuse and engine.external and not g.stats(ns)["nodes"].get("Episode"):
+                    reuse = False  # the server's copy was cleared since
+                if reuse:  # the fill is deterministic: a kept store is the same graph
+                    res.update(json.loads((home / "filled").read_text()), reused_store=str(home))
+                    log(f"[{n:,} {engine_name}] reusing the store filled in {home}")
+                else:
+                    if engine.external:
+                        g.forget_namespace(ns)
+                    res.update(fill(g, ns, gen, args.batch, n))
+                    rate = res["fill_memories_per_s"]
+                    log(
+                        f"[{n:,} {engine_name}] filled in {res['fill_seconds']:.0f} s "
+                        f"({rate:.0f} memories/s)"
+                    )
+                    if kept is not None:
+                        (home / "filled").write_text(json.dumps(res))
+                if args.assoc_edges and n == max(args.sizes):
+                    res["densify"] = densify(g, ns, args.assoc_edges, args.seed)
+                    log(f"[{n:,} {engine_name}] densified: {res['densify']}")
+                res["graph"] = graph_counts(g, ns)
+                res["entity_degrees"] = degree_profile(g, ns)
+                if not args.fill_only:
+                    measure(g, ns, n, gen, real, args, res, log)
+                if engine.external and kept is None:
+                    g.forget_namespace(ns)
     finally:
         if kept is None:
             shutil.rmtree(home, ignore_errors=True)
     return res
+
+
+def measure(
+    g: LiquidGraph,
+    ns: str,
+    n: int,
+    gen: SynthMemory,
+    real: Embedder,
+    args: argparse.Namespace,
+    res: dict[str, Any],
+    log: Any,
+) -> None:
+    """Time recall and maintenance on the filled store (into ``res``)."""
+    g.embedder = real  # queries are embedded by the real default embedder
+    taken: set[str] = set()
+    per_mode = (args.queries or (200 if n >= 10_000 else 50)) + WARMUP
+    aged = time.time() + args.age_days * 86400
+    steps: list[tuple[str, Any]] = [
+        ("maintain_full", lambda: time_maintain(g, ns, None, full=True)),
+        ("query_embedding", lambda: time_embedding(real, gen.queries(per_mode, taken))),
+        *[
+            (f"recall_{m}", lambda m=m: time_recall(g, ns, gen.queries(per_mode, taken), m))
+            for m in ("walk", "vector")
+        ],
+        ("maintain", lambda: time_maintain(g, ns, None)),
+        ("maintain_aged", lambda: time_maintain(g, ns, aged, kcore=False)),
+        ("maintain_kcore", lambda: time_maintain(g, ns, aged, kcore=True)),
+        ("graph_after", lambda: graph_counts(g, ns)),
+    ]
+    for key, step in steps:  # a failing step is recorded; the others still run
+        try:
+            res[key] = step()
+        except Exception as e:
+            log(f"[{n:,} {res['engine']}] {key} failed: {e!r}")
+            res.setdefault("errors", {})[key] = repr(e)
 
 
 def recall_goal(n: int) -> tuple[int, float | None]:
@@ -577,10 +611,10 @@ def _slowest(step: dict[str, Any], n: int = 2) -> str:
 
 
 def table(results: list[dict[str, Any]]) -> Table:
-    t = Table(title="bench_dynamics (embedded ArcadeDB, default embedder for queries)")
+    t = Table(title="bench_dynamics (default embedder for queries)")
     t.add_column("metric")
     for r in results:
-        t.add_column(f"{r['memories']:,} memories", justify="right")
+        t.add_column(f"{r['memories']:,} {r['engine']}", justify="right")
     cells = [display(r) for r in results]
     for k in dict.fromkeys(k for c in cells for k in c):
         t.add_row(k, *[c.get(k, "-") for c in cells])
@@ -598,7 +632,7 @@ def main() -> None:
     )
     ap.add_argument("--batch", type=int, default=200, help="episodes per write transaction")
     ap.add_argument("--age-days", type=float, default=30.0, help="clock advance, 2nd maintain")
-    ap.add_argument("--heap", default="4g", help="JVM heap of the embedded engine")
+    ap.add_argument("--heap", default="4g", help="JVM heap of the embedded ArcadeDB")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument(
         "--assoc-edges",
@@ -609,20 +643,25 @@ def main() -> None:
     ap.add_argument(
         "--keep",
         type=Path,
-        help="keep each filled store in KEEP/<size>-seed<seed> and reuse it next time "
-        "(recalls and maintenance change it: fill again for a first-run measurement)",
+        help="keep each filled store in KEEP/<engine>/<size>-seed<seed> and reuse it next time "
+        "(for Neo4j, the local server's data folder; recalls and maintenance change a store: "
+        "fill again for a first-run measurement)",
     )
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_dynamics.json")
+    engines.add_options(ap)
     args = ap.parse_args()
     console = Console()
     if not console.is_terminal:  # a log file: keep the table's rows on one line
         console = Console(width=130)
-    real = make_embedder(GraphSettings())
+    model = getattr(real := make_embedder(GraphSettings()), "inner", real)
     results: list[dict[str, Any]] = []
     for n in args.sizes:
-        results.append(run_size(n, args, real, console.log))
-        console.log({k: v for k, v in results[-1].items() if k != "entity_degrees"})
-        write_json(args, real.name, results)  # after each size: a long run keeps what it has
+        for name in engines.selected(args):
+            t0 = time.perf_counter()
+            results.append(run_size(n, name, args, model, console.log))
+            results[-1]["wall_s"] = time.perf_counter() - t0
+            console.log({k: v for k, v in results[-1].items() if k != "entity_degrees"})
+            write_json(args, real.name, results)  # after each run: a long one keeps what it has
     console.print(table(results))
     console.print(f"wrote {args.out}")
 
@@ -634,6 +673,7 @@ def write_json(args: argparse.Namespace, embedder: str, results: list[dict[str, 
         "commit": COMMIT,
         "machine": machine(),
         "embedder": embedder,
+        "engines": {r["engine"]: r["engine_info"] for r in results if "engine_info" in r},
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "goals": {
             "recall_walk_p95_ms": {str(k): v for k, v in GOALS["recall_p95_ms"].items()},

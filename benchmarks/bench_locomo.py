@@ -1,6 +1,7 @@
 """bench_locomo: turn-level evidence recall on LoCoMo, MAGS recall against BM25 and dense.
 
     python benchmarks/bench_locomo.py ../shared/data/locomo [--conversations conv-26 ...]
+        [--engine arcadedb|neo4j|both]
 
 Every turn of each conversation is stored as an episode (speaker, the session's date as
 event time, image captions appended as "[shares a photo: ...]"); each question of
@@ -11,7 +12,11 @@ and flat dense retrieval with all-MiniLM-L6-v2 (the store's embedder). Ablations
 single-shot vector recall, recall without the walk, after a replay of the questions
 (co-firing only: no answer or evidence is used), and after ``maintain()`` (k-core pruning).
 Nothing is tuned on the questions here; defaults live in GraphSettings.
-Prints tables and writes benchmarks/results/bench_locomo.json.
+The same work runs on each engine asked for (default both, one after the other: the embedded
+ArcadeDB, and Neo4j, MAGS_NEO4J_URI's or a local Neo4j Community started for the run, see
+benchmarks/engines.py), each in a fresh store. Prints one table with a column per engine and
+how often the engines' rankings differ; writes benchmarks/results/bench_locomo.json (each
+engine's scores, timings and version).
 """
 
 from __future__ import annotations
@@ -25,13 +30,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import engines
 import numpy as np
 from bench_store import git_commit, machine
+from engines import Engine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from graph_db import GraphSettings, LiquidGraph
+from graph_db import LiquidGraph
 
 ROOT = Path(__file__).resolve().parent
 KS = (5, 10, 25)
@@ -176,24 +183,12 @@ def _size(graph: LiquidGraph, ns: str) -> dict:
     return {"nodes": sum(st["nodes"].values()), "edges": st["edges"]}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("data", type=Path, help="folder with LoCoMo conv-*.json files")
-    ap.add_argument("--conversations", nargs="*", help="e.g. conv-26 (default: all)")
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_locomo.json")
-    args = ap.parse_args()
-    paths = sorted(args.data.glob("*.json"))
-    if args.conversations:
-        paths = [p for p in paths if p.stem in set(args.conversations)]
-    if not paths:
-        sys.exit(f"no LoCoMo conversations found in {args.data}")
+def run_engine(engine: Engine, paths: list[Path]) -> dict:
+    """Every conversation on one engine, in one store: questions, rankings, timings."""
     all_qa: list[dict] = []
     all_rankings: dict[str, list[list[str]]] = {}
     per_conv = {}
-    with (
-        tempfile.TemporaryDirectory(prefix="mags-locomo-") as home,
-        LiquidGraph(GraphSettings(home=Path(home))) as graph,
-    ):
+    with LiquidGraph(engine.settings) as graph:
         for path in paths:
             qa, rankings, meta = run_conversation(graph, path)
             all_qa += qa
@@ -201,47 +196,141 @@ def main() -> None:
                 all_rankings.setdefault(name, []).extend(r)
             meta["scores"] = score(rankings, qa)
             per_conv[path.stem] = meta
+            if engine.external:  # a server of others: leave nothing behind
+                graph.forget_namespace(f"locomo-{path.stem}")
         settings = graph.settings.model_dump(mode="json", exclude={"home", "neo4j_password"})
-    scores = score(all_rankings, all_qa)
+    return {"qa": all_qa, "rankings": all_rankings, "conversations": per_conv,
+            "settings": settings}  # fmt: skip
+
+
+def agreement(a: dict[str, list[list[str]]], b: dict[str, list[list[str]]]) -> dict:
+    """How many questions two engines rank alike, per system: the same top k in the same
+    order, and the same top k as a set."""
+    out = {}
+    for name in a:
+        if name not in b:
+            continue
+        pairs = list(zip(a[name], b[name], strict=True))
+        out[name] = {
+            "questions": len(pairs),
+            **{f"same_order@{k}": sum(x[:k] == y[:k] for x, y in pairs) for k in KS},
+            **{f"same_set@{k}": sum(set(x[:k]) == set(y[:k]) for x, y in pairs) for k in KS},
+        }
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("data", type=Path, help="folder with LoCoMo conv-*.json files")
+    ap.add_argument("--conversations", nargs="*", help="e.g. conv-26 (default: all)")
+    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_locomo.json")
+    ap.add_argument(
+        "--rankings", type=Path, help="also write every system's ranking per question (JSON)"
+    )
+    engines.add_options(ap)
+    args = ap.parse_args()
+    paths = sorted(args.data.glob("*.json"))
+    if args.conversations:
+        paths = [p for p in paths if p.stem in set(args.conversations)]
+    if not paths:
+        sys.exit(f"no LoCoMo conversations found in {args.data}")
     console = Console()
-    table = Table(title=f"LoCoMo evidence recall ({len(all_qa)} questions, {len(paths)} convs)")
+    if not console.is_terminal:  # a log file: keep the table's rows on one line
+        console = Console(width=160)
+    runs: dict[str, dict] = {}
+    for name in engines.selected(args):
+        t0 = time.perf_counter()
+        with (
+            tempfile.TemporaryDirectory(prefix=f"mags-locomo-{name}-") as home,
+            engines.running(name, Path(home), args) as engine,
+        ):
+            runs[name] = run_engine(engine, paths)
+            runs[name]["info"] = engine.info
+        runs[name]["wall_s"] = time.perf_counter() - t0
+        runs[name]["scores"] = score(runs[name]["rankings"], runs[name]["qa"])
+        console.log(f"{name}: {runs[name]['wall_s']:.0f} s")
+    names = list(runs)
+    first = runs[names[0]]
+    systems = list(first["scores"])
+    n_qa = len(first["qa"])
+    table = Table(title=f"LoCoMo evidence recall ({n_qa} questions, {len(paths)} convs)")
     table.add_column("system")
-    for k in KS:
-        table.add_column(f"any@{k}", justify="right")
-        table.add_column(f"all@{k}", justify="right")
-    for name, rows in scores.items():
-        table.add_row(name, *[f"{rows[f'{m}@{k}']:.3f}" for k in KS for m in ("any", "all")])
+    for name in names:
+        for k in KS:
+            for m in ("any", "all"):
+                table.add_column(f"{m}@{k}\n{name}", justify="right")
+    for system in systems:
+        table.add_row(
+            system,
+            *[
+                f"{runs[e]['scores'][system][f'{m}@{k}']:.3f}"
+                for e in names
+                for k in KS
+                for m in ("any", "all")
+            ],
+        )
     console.print(table)
     cats = Table(title="per category, @10 (any / all)")
     cats.add_column("system")
+    cats.add_column("engine")
     for label in CATEGORIES.values():
         cats.add_column(label, justify="right")
-    for name, rows in scores.items():
-        cats.add_row(
-            name,
-            *[
-                f"{rows.get(f'{c}:any@10', 0):.3f} / {rows.get(f'{c}:all@10', 0):.3f}"
-                for c in CATEGORIES.values()
-            ],
-        )
+    for system in systems:
+        for e in names:
+            rows = runs[e]["scores"][system]
+            cats.add_row(
+                system,
+                e,
+                *[
+                    f"{rows.get(f'{c}:any@10', 0):.3f} / {rows.get(f'{c}:all@10', 0):.3f}"
+                    for c in CATEGORIES.values()
+                ],
+            )
     console.print(cats)
-    goal = scores["mags"]
-    console.print(
-        f"goal R_any@10 >= 0.85: {goal['any@10']:.3f}   R_all@10 >= 0.75: {goal['all@10']:.3f}"
-    )
+    for e in names:
+        goal = runs[e]["scores"]["mags"]
+        console.print(
+            f"{e}: goal R_any@10 >= 0.85: {goal['any@10']:.3f}   "
+            f"R_all@10 >= 0.75: {goal['all@10']:.3f}   ({runs[e]['wall_s']:.0f} s)"
+        )
+    same = {}
+    if len(names) == 2:
+        same = agreement(runs[names[0]]["rankings"], runs[names[1]]["rankings"])
+        agree = Table(title=f"questions ranked alike by {names[0]} and {names[1]} (of {n_qa})")
+        agree.add_column("system")
+        for k in KS:
+            agree.add_column(f"same top {k}", justify="right")
+            agree.add_column(f"same set {k}", justify="right")
+        for system, row in same.items():
+            agree.add_row(
+                system, *[str(row[f"same_{w}@{k}"]) for k in KS for w in ("order", "set")]
+            )
+        console.print(agree)
     result = {
         "machine": machine(),
         "commit": git_commit(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "data": str(args.data),
-        "questions": len(all_qa),
-        "scores": scores,
-        "conversations": per_conv,
-        "settings": settings,
+        "questions": n_qa,
+        "engines": {e: runs[e]["info"] for e in names},
+        "wall_s": {e: runs[e]["wall_s"] for e in names},
+        "scores": {e: runs[e]["scores"] for e in names},
+        "agreement": same,
+        "conversations": {e: runs[e]["conversations"] for e in names},
+        "settings": {e: runs[e]["settings"] for e in names},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1))
     console.print(f"wrote {args.out}")
+    if args.rankings:
+        ranked = {
+            "questions": [
+                {k: q[k] for k in ("question", "evidence", "category")} for q in first["qa"]
+            ],
+            "rankings": {e: runs[e]["rankings"] for e in names},
+        }
+        args.rankings.write_text(json.dumps(ranked))
+        console.print(f"wrote {args.rankings}")
 
 
 if __name__ == "__main__":

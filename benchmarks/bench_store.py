@@ -1,18 +1,23 @@
 """bench_store: write throughput, vector search latency and disk per node of the store.
 
-    python benchmarks/bench_store.py --sizes 10000 100000 [--backend arcadedb]
+    python benchmarks/bench_store.py --sizes 10000 100000 [--engine arcadedb|neo4j|both]
 
-For each size N a fresh store is filled with N memories (80% episodes in sessions of
+For each size N and each engine (default both, one after the other: the embedded ArcadeDB,
+and Neo4j, MAGS_NEO4J_URI's or a local Neo4j Community started for the run, see
+benchmarks/engines.py) a fresh store is filled with N memories (80% episodes in sessions of
 20 turns, 20% facts; synthetic chat-like text from a seeded generator, entities from a
-pool), written in batches of 100 with precomputed vectors (write path alone). Then, at
-that size, it measures:
+pool), written in batches of 100 with precomputed vectors (write path alone). The engines
+get the same memories, vectors and queries. Then, at that size, it measures:
   - episodes/s and facts/s including embedding (default embedder) and without it, and
     episodes/s of the pipelined bulk path (``LiquidGraph.ingest``);
   - vector search p50/p95 over the index (query vector given) and including the query
     embedding (``LiquidGraph.search(mode="vector")``);
-  - bytes on disk per node (embedded ArcadeDB: the database directory);
+  - bytes on disk per node: the store's files once the engine has stopped (ArcadeDB: the
+    database directory; Neo4j: data/databases/neo4j, its transaction logs counted apart;
+    a server at MAGS_NEO4J_URI is not measured);
   - the embedder alone (texts/s on the same turns), the ceiling of any write with embedding.
-Prints a table and writes JSON (with the machine) to benchmarks/results/bench_store.json.
+Prints one table (a column per size and engine) and writes JSON (with the machine and each
+engine's version) to benchmarks/results/bench_store.json.
 """
 
 from __future__ import annotations
@@ -29,13 +34,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import engines
 import numpy as np
+from engines import Engine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
 from graph_db import GraphSettings, LiquidGraph
-from graph_db.embeddings import make_embedder
+from graph_db.embeddings import CachedEmbedder, make_embedder
 
 ROOT = Path(__file__).resolve().parent
 BATCH = 100
@@ -118,6 +125,14 @@ class Precomputed:
             self.table.update(zip(missing, self.inner.embed(missing), strict=True))
         return np.stack([self.table[t] for t in texts]) if texts else np.zeros((0, self.dim))
 
+    def fork(self) -> Precomputed:
+        """A copy with the vectors computed ahead only: what one engine's writes embed on
+        the way (entity names, episode views) is not handed to the next engine."""
+        other = object.__new__(Precomputed)
+        other.inner, other.name, other.dim = self.inner, self.name, self.dim
+        other.table = dict(self.table)
+        return other
+
 
 def pct(xs: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(xs), q))
@@ -127,7 +142,9 @@ def fact_text(f: dict) -> str:
     return f"{f['subject']} {f['predicate'].replace('_', ' ')} {f['object']}"
 
 
-def run_size(n: int, settings: GraphSettings, embedder, rng: random.Random, log) -> dict:
+def prepare(n: int, model, rng: random.Random, log) -> dict:
+    """The memories, vectors and queries of size ``n``: the same for every engine
+    (``model``: the embedder without its cache)."""
     n_eps = int(n * 0.8)
     turns = synth_turns(n_eps + 2 * PROBE, rng)
     facts = synth_facts(n - n_eps + 2 * PROBE, rng)
@@ -136,16 +153,40 @@ def run_size(n: int, settings: GraphSettings, embedder, rng: random.Random, log)
     log(f"[{n}] embedding {len(turns) + len(facts)} texts ahead ...")
     sample = [t["text"] for t in probe_t[:PROBE]]
     t0 = time.perf_counter()
-    (embedder.inner if hasattr(embedder, "inner") else embedder).embed(sample)
+    model.embed(sample)
     embed_rate = len(sample) / (time.perf_counter() - t0)
     pre = Precomputed(
-        embedder,
+        model,
         [t["text"] for t in fill_t + probe_t[PROBE:]]
         + [fact_text(f) for f in fill_f + probe_f[PROBE:]],
     )
-    ns = "bench"
-    res: dict = {"memories": n, "embedder_alone_texts_per_s": embed_rate}
-    with LiquidGraph(settings, embedder=pre) as g:
+    queries = [t["text"].split("(")[0] for t in rng.sample(turns, QUERIES)]
+    return {
+        "n": n,
+        "fill_t": fill_t,
+        "probe_t": probe_t,
+        "fill_f": fill_f,
+        "probe_f": probe_f,
+        "pre": pre,
+        "embed_rate": embed_rate,
+        "queries": queries,
+        "qvecs": model.embed(queries),
+    }
+
+
+def run_size(data: dict, engine: Engine, model, log) -> dict:
+    """Fill ``engine``'s fresh store with ``data`` and time writes and searches; the real
+    embedder is ``model`` with a query cache of its own (no engine gets another's hits)."""
+    embedder = CachedEmbedder(model, engine.settings.query_cache_size)
+    n, fill_t, probe_t = data["n"], data["fill_t"], data["probe_t"]
+    fill_f, probe_f = data["fill_f"], data["probe_f"]
+    # a server of others (MAGS_NEO4J_URI) has other data: this run keeps to its namespace
+    ns = f"bench-store-{n}" if engine.external else "bench"
+    res: dict = {"memories": n, "engine": engine.name}
+    res["embedder_alone_texts_per_s"] = data["embed_rate"]
+    with LiquidGraph(engine.settings, embedder=data["pre"].fork()) as g:
+        if engine.external:
+            g.forget_namespace(ns)
         t0 = time.perf_counter()
         for i in tqdm(range(0, len(fill_t), BATCH), desc=f"fill episodes ({n})", leave=False):
             g.add_episodes(ns, fill_t[i : i + BATCH])
@@ -171,16 +212,12 @@ def run_size(n: int, settings: GraphSettings, embedder, rng: random.Random, log)
         res["episodes_per_s_ingest_pipelined"] = (PROBE - half) / (time.perf_counter() - t0)
         res["facts_per_s_with_embedding"] = timed(probe_f[:PROBE], g.add_facts)
 
-        queries = [t["text"].split("(")[0] for t in rng.sample(turns, QUERIES)]
-        qvecs = (
-            embedder.inner.embed(queries) if hasattr(embedder, "inner") else embedder.embed(queries)
-        )
         lat_index, lat_full = [], []
-        for v in qvecs:
+        for v in data["qvecs"]:
             t0 = time.perf_counter()
             g.search_engine.nearest(g.backend.read, ns, "Episode", v[None, :], 10)
             lat_index.append((time.perf_counter() - t0) * 1000)
-        for q in queries:
+        for q in data["queries"]:
             t0 = time.perf_counter()
             g.search(ns, q + " ?", k=10, blocks="episodic", mode="vector")  # uncached text
             lat_full.append((time.perf_counter() - t0) * 1000)
@@ -191,14 +228,20 @@ def run_size(n: int, settings: GraphSettings, embedder, rng: random.Random, log)
         res["search_with_embedding_ms_p50"] = pct(lat_full, 50)
         res["search_with_embedding_ms_p95"] = pct(lat_full, 95)
         stats = g.stats(ns)
-        nodes = sum(stats["nodes"].values())
-        res["nodes"], res["edges"] = nodes, sum(e["count"] for e in stats["edges"].values())
-        db_dir = Path(settings.home) / "arcadedb" / "databases" / settings.arcadedb_database
-    if db_dir.exists():
-        size = sum(p.stat().st_size for p in db_dir.rglob("*") if p.is_file())
-        res["disk_bytes_per_node"] = size / nodes
-        res["disk_mb"] = size / 2**20
+        res["nodes"] = sum(stats["nodes"].values())
+        res["edges"] = sum(e["count"] for e in stats["edges"].values())
+        if engine.external:
+            g.forget_namespace(ns)
     return res
+
+
+def add_disk(res: dict, disk: dict[str, int] | None) -> None:
+    """Bytes per node of the stopped engine's store (and Neo4j's transaction logs)."""
+    if disk:
+        res["disk_bytes_per_node"] = disk["store"] / res["nodes"]
+        res["disk_mb"] = disk["store"] / 2**20
+        if "tx_logs" in disk:
+            res["tx_logs_mb"] = disk["tx_logs"] / 2**20
 
 
 def git_commit() -> str:
@@ -228,25 +271,34 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_store.json")
     ap.add_argument("--seed", type=int, default=7)
+    engines.add_options(ap)
     args = ap.parse_args()
     console = Console()
     embedder = make_embedder(GraphSettings())
-    results = []
+    model = getattr(embedder, "inner", embedder)
+    results, infos, wall = [], {}, {}
     for n in args.sizes:
-        home = Path(tempfile.mkdtemp(prefix=f"mags-bench-{n}-"))
-        try:
-            settings = GraphSettings(home=home, neo4j_uri=None)
-            results.append(run_size(n, settings, embedder, random.Random(args.seed), console.log))
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-        console.log(results[-1])
-    table = Table(title="bench_store (embedded ArcadeDB, default embedder)")
-    keys = [k for k in results[0] if k != "memories"]
+        data = prepare(n, model, random.Random(args.seed), console.log)
+        for name in engines.selected(args):
+            home = Path(tempfile.mkdtemp(prefix=f"mags-bench-{n}-{name}-"))
+            t0 = time.perf_counter()
+            try:
+                with engines.running(name, home, args) as engine:
+                    infos[name] = engine.info
+                    res = run_size(data, engine, model, console.log)
+                add_disk(res, engine.disk_bytes())
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+            wall[f"{n} {name}"] = time.perf_counter() - t0
+            results.append(res)
+            console.log(results[-1])
+    table = Table(title=f"bench_store (default embedder; {', '.join(infos)})")
+    keys = list(dict.fromkeys(k for r in results for k in r if k not in ("memories", "engine")))
     table.add_column("metric")
     for r in results:
-        table.add_column(f"{r['memories']:,} memories", justify="right")
+        table.add_column(f"{r['memories']:,} {r['engine']}", justify="right")
     for k in keys:
-        table.add_row(k, *[f"{r.get(k, float('nan')):,.1f}" for r in results])
+        table.add_row(k, *[f"{r[k]:,.1f}" if k in r else "-" for r in results])
     console.print(table)
     targets = {"vector_search_ms_p95 at 100k": "<= 10", "episodes_per_s_with_embedding": ">= 300"}
     commit = git_commit()
@@ -255,6 +307,8 @@ def main() -> None:
         "when": time.strftime("%Y-%m-%d %H:%M:%S"),
         "commit": commit,
         "machine": machine(),
+        "engines": infos,
+        "wall_s": wall,
         "embedder": embedder.name,
         "batch": BATCH,
         "targets": targets,
