@@ -133,7 +133,7 @@ def demo(home: HomeOpt = None) -> None:
             f"{calls['prompt_tokens']} prompt tokens."
         )
         console.print(
-            f"\nThe memory stays in {graph.settings.home}; continue it with: "
+            f"\nThe memory stays in {graph.backend.describe}; continue it with: "
             f"mags chat --user {DEMO_USER}"
         )
 
@@ -148,7 +148,7 @@ def chat(
 
     with _open(home) as graph:
         session = ChatSession(graph, _llms(console, graph), user, console=console)
-        console.print(f"Chatting as {user!r} ({graph.settings.home}). {HELP.splitlines()[0]} "
+        console.print(f"Chatting as {user!r} ({graph.backend.describe}). {HELP.splitlines()[0]} "
                       "/help; /quit or Ctrl-D to leave.")  # fmt: skip
         while True:
             try:

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(*args: str, home: Path, stdin: str | None = None) -> str:
+def _run(*args: str, home: Path, stdin: str | None = None, env: dict | None = None) -> str:
     out = subprocess.run(
         [*args, "--home", str(home)],
         input=stdin,
@@ -19,27 +19,39 @@ def _run(*args: str, home: Path, stdin: str | None = None) -> str:
         text=True,
         timeout=300,
         cwd=ROOT,
-        env={"COLUMNS": "200", "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"},
+        env={
+            "COLUMNS": "200",
+            "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+            **(env or {}),
+        },
     )
     assert out.returncode == 0, out.stdout + out.stderr
     return out.stdout
 
 
-def test_demo_carries_a_fact_into_session_two_and_reconciles_a_move(tmp_path):
-    """The main job, on the embedded store and the local llama.cpp server (SmolLM2 here)."""
+@pytest.fixture(params=["arcadedb", "neo4j"])
+def engine_env(request) -> dict[str, str]:
+    """What points a child process at the engine: nothing (embedded) or MAGS_NEO4J_*."""
+    return request.getfixturevalue("neo4j").env() if request.param == "neo4j" else {}
+
+
+def test_demo_carries_a_fact_into_session_two_and_reconciles_a_move(tmp_path, engine_env):
+    """The main job, on each engine and the local llama.cpp server (SmolLM2 here)."""
     mags = str(Path(sys.executable).parent / "mags")
-    out = _run(mags, "demo", home=tmp_path)
+    out = _run(mags, "demo", home=tmp_path, env=engine_env)
     assert "session 2" in out
     why = out.split("what the last answer recalled")[1].split("maya> I moved")[0]
     assert "My dog is called Biscuit." in why  # session 1's turn, found in session 2
     history = out.split("maya lives_in")[1]
     assert "Berlin" in history and "Leeds" in history and "now" in history
     assert "model calls" in out and "mags chat --user maya" in out
-    recalled = _run(mags, "recall", "maya", "Where does Maya live?", "--k", "4", home=tmp_path)
+    recalled = _run(
+        mags, "recall", "maya", "Where does Maya live?", "--k", "4", home=tmp_path, env=engine_env
+    )
     assert "Leeds" in recalled  # the memory outlives the process
-    report = _run(mags, "maintain", "maya", home=tmp_path)
+    report = _run(mags, "maintain", "maya", home=tmp_path, env=engine_env)
     assert "pruned edges" in report and "nodes after" in report
-    assert "maya" in _run(mags, "namespaces", home=tmp_path)
+    assert "maya" in _run(mags, "namespaces", home=tmp_path, env=engine_env)
 
 
 def test_chat_remembers_across_runs_and_its_commands_look_inside(tmp_path):
