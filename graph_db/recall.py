@@ -58,7 +58,10 @@ def visible(props: dict[str, Any], as_of: float | None, history: bool) -> bool:
     valid_to = props.get("valid_to")
     if as_of is None:
         return history or valid_to is None
-    born = props.get("valid_from", props.get("ts", props.get("created_at")))
+    # rows carry every key, null where unset: the first one set is when it began
+    born = next(
+        (props[k] for k in ("valid_from", "ts", "created_at") if props.get(k) is not None), None
+    )
     if born is not None and born > as_of:
         return False
     return valid_to is None or valid_to > as_of

@@ -371,6 +371,20 @@ def test_newer_value_of_a_functional_predicate_supersedes_with_history(graph, ns
     assert {h.memory.properties["object"] for h in every} == {"Berlin", "Lisbon", "Rome"}
 
 
+def test_as_of_leaves_out_episodes_of_a_later_time(graph, ns):
+    graph.add_episodes(
+        ns,
+        [
+            {"text": "Ann said she lives in Berlin.", "session_id": "a", "ts": 100.0},
+            {"text": "Ann said she lives in Lisbon now.", "session_id": "b", "ts": 500.0},
+        ],
+    )
+    past = graph.recall(ns, "Where does Ann live?", k=5, blocks="episodic", as_of=150, fire=False)
+    assert [h.memory.text for h in past] == ["Ann said she lives in Berlin."]
+    now = graph.recall(ns, "Where does Ann live?", k=5, blocks="episodic", fire=False)
+    assert len(now) == 2
+
+
 def test_multi_valued_predicates_just_add_and_batches_reconcile_in_time_order(graph, ns):
     likes = graph.add_facts(
         ns,
