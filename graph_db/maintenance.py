@@ -12,9 +12,12 @@ Each kind at most ``maintain_batch`` per pass (the rest waits for the next pass)
 1. prune: dead edges of the memories due to expire deleted, ``expire_at`` recomputed
    (``edges_prune``);
 2. k-core decomposition of the ASSOC graph when the last one is older than
-   ``kcore_every_days`` (a global pass: the edge list is read once and peeled in Python,
-   O(V + E); ``kcore=False`` defers it, e.g. to a quieter moment or another thread); only
-   changed core numbers are written, and those memories become due;
+   ``kcore_every_days`` (a global pass; ``kcore=False`` defers it, e.g. to a quieter moment
+   or another thread): in the engine where the dialect allows it and the Graph Data Science
+   procedures are installed (Neo4j + GDS: a projection of the namespace streamed through
+   ``gds.kcore.stream``, then dropped), else the edge list is read once and peeled in
+   Python, O(V + E); ``kcore_method`` chooses. Same core numbers either way; only changed
+   ones are written, and those memories become due;
 3. vitals of the memories due: importance recomputed (formula in ``memory_vitals.cypher``),
    the innermost cores (at most ``protect_share`` of the memories, k >= ``core_protect``)
    consolidated and protected, memories without any edge weakened;
@@ -29,16 +32,24 @@ pages, and always decomposes.
 
 from __future__ import annotations
 
+import logging
 import time
+import uuid
+import weakref
 from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Literal
 
+from neo4j.exceptions import Neo4jError
 from pydantic import BaseModel, Field
 
 from graph_db.backends import GraphBackend, Tx
 from graph_db.dynamics import DAY_S, DecayParams
+from graph_db.errors import InvalidInputError
 from graph_db.settings import GraphSettings
+
+log = logging.getLogger(__name__)
 
 # shares of the time budget after which pruning, visiting and births stop (between pages)
 PRUNE_SHARE, VITALS_SHARE, BIRTHS_SHARE = 0.35, 0.75, 0.9
@@ -64,6 +75,9 @@ class MaintenanceReport(BaseModel):
     pruned_edges: int = 0
     births: int = 0
     kcore: bool = Field(default=False, description="the k-core was decomposed in this pass")
+    kcore_method: Literal["gds", "peel"] | None = Field(
+        default=None, description="how: in the engine (GDS gds.kcore) or peeled in Python"
+    )
     cores: dict[int, int] = Field(default_factory=dict, description="core number -> memories")
     consolidated: int = 0
     forgotten: int = 0
@@ -114,10 +128,80 @@ class Maintainer:
         """Every memory id of ``ns`` with the core number stored on it."""
         return {r["id"]: r["core"] for r in self.backend.read("memory_cores", ns=ns)}
 
-    def _decompose(self, ns: str, stored: dict[str, int | None]) -> tuple[dict[str, int], int]:
-        """(core numbers of the memories ``stored``, number of ASSOC edges)."""
-        edges = [(r["a"], r["b"]) for r in self.backend.read("assoc_edges", ns=ns)]
-        return core_numbers(list(stored), edges), len(edges)
+    def _decompose(
+        self, ns: str, stored: dict[str, int | None]
+    ) -> tuple[dict[str, int], int, Literal["gds", "peel"]]:
+        """(core numbers of the memories ``stored``, number of ASSOC edges, how)."""
+        if self.kcore_in_engine():
+            try:
+                cores, edges = self._gds_cores(ns, stored)
+                return cores, edges, "gds"
+            except Neo4jError as e:
+                if self.settings.kcore_method == "gds":
+                    raise
+                log.warning("GDS k-core failed (%s); peeling in Python instead", e)
+        pairs = [(r["a"], r["b"]) for r in self.backend.read("assoc_edges", ns=ns)]
+        return core_numbers(list(stored), pairs), len(pairs), "peel"
+
+    def kcore_in_engine(self) -> bool:
+        """Whether the decomposition runs in the engine (GDS): ``kcore_method`` "auto" and
+        the dialect allows it and the procedures are there (asked once per backend), or "gds"
+        (an error if they are not)."""
+        method = self.settings.kcore_method
+        if method == "peel":
+            return False
+        present = self.backend.dialect.kcore == "gds-or-peel" and gds_present(self.backend)
+        if method == "gds" and not present:
+            raise InvalidInputError(
+                f"MAGS_KCORE_METHOD=gds, but {self.backend.describe} has no Graph Data Science "
+                "procedure gds.kcore.stream (GDS runs on Neo4j only): install the GDS plugin, "
+                "or set MAGS_KCORE_METHOD=auto (GDS when present) or peel."
+            )
+        return present
+
+    @contextmanager
+    def gds_projection(self, ns: str) -> Iterator[tuple[str | None, int]]:
+        """Project the memories of ``ns`` and their ASSOC edges into the GDS catalog under a
+        fresh name (see kcore_gds_project.cypher): (graph name, ASSOC edges of ``ns``); the
+        name is None when ``ns`` holds no memory (nothing projected). The projection is
+        dropped on leaving, whatever happens inside. Every step runs in a write transaction:
+        in a cluster they all reach the same member (the catalog is per member)."""
+        names: list[str] = []
+
+        def project(tx: Tx) -> tuple[str | None, int]:
+            name = f"mags-kcore-{uuid.uuid4().hex}"  # one per attempt: the driver may retry
+            names.append(name)
+            row = _first_row(tx.run("kcore_gds_project", ns=ns, graph=name))
+            return (name if row.get("nodes") else None), int(row.get("edges") or 0)
+
+        try:
+            yield self.backend.write_tx(project)
+        except BaseException:
+            self._gds_drop(names, quiet=True)
+            raise
+        self._gds_drop(names, quiet=False)
+
+    def _gds_drop(self, names: list[str], quiet: bool) -> None:
+        for name in names:
+            try:
+                self.backend.write("kcore_gds_drop", graph=name)
+            except Exception as e:  # an error already on its way is the one to report
+                if not quiet:
+                    raise
+                log.warning("could not drop the GDS projection %s: %s", name, e)
+
+    def _gds_cores(self, ns: str, stored: dict[str, int | None]) -> tuple[dict[str, int], int]:
+        """(core numbers of the memories ``stored`` computed by gds.kcore.stream, ASSOC
+        edges of ``ns``); a memory without edges has core 0, as in the peel."""
+        cores = dict.fromkeys(stored, 0)
+        if not cores:
+            return cores, 0
+        with self.gds_projection(ns) as (graph, edges):
+            if graph is not None:
+                for r in self.backend.write("kcore_gds_stream", graph=graph):
+                    if r["id"] in cores:  # written since ``stored`` was read: next time
+                        cores[r["id"]] = int(r["core"])
+        return cores, edges
 
     def protect_core(self, cores: dict[str, int]) -> int:
         """The smallest k whose k-core holds at most ``protect_share`` of the memories (and
@@ -234,8 +318,8 @@ class Maintainer:
     ) -> int:
         """Decompose, store the core numbers that changed (those memories become due, and
         so do those whose protection changes with the new ``protect_core``)."""
-        cores, edges = self._decompose(ns, stored)
-        report.kcore, report.edges_before = True, edges
+        cores, edges, method = self._decompose(ns, stored)
+        report.kcore, report.edges_before, report.kcore_method = True, edges, method
         for core in cores.values():
             report.cores[core] = report.cores.get(core, 0) + 1
         protect = self.protect_core(cores)
@@ -342,6 +426,24 @@ class Maintainer:
         for i in range(0, len(ids), batch):
             chunk = ids[i : i + batch]
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
+
+
+_GDS_PRESENT: weakref.WeakKeyDictionary[GraphBackend, bool] = weakref.WeakKeyDictionary()
+
+
+def gds_present(backend: GraphBackend) -> bool:
+    """Whether ``backend`` has the GDS k-core procedure (asked once per backend; only where
+    the dialect may have it)."""
+    present = _GDS_PRESENT.get(backend)
+    if present is None:
+        present = False
+        if backend.dialect.kcore == "gds-or-peel":
+            try:
+                present = bool(_first(backend.read("kcore_gds_available"), "gds"))
+            except Neo4jError as e:  # e.g. not allowed to list procedures: peel
+                log.warning("cannot tell whether GDS is installed (%s): peeling k-cores", e)
+        _GDS_PRESENT[backend] = present
+    return present
 
 
 def _pages(items: list[Any], size: int) -> Iterator[list[Any]]:

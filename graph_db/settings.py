@@ -263,6 +263,13 @@ class GraphSettings(BaseSettings):
         description="The k-core decomposition (a global pass over every edge) runs when the "
         "last one is older than this; incremental passes use the stored core numbers.",
     )
+    kcore_method: Literal["auto", "gds", "peel"] = Field(
+        default="auto",
+        description="How the k-core decomposition runs: 'auto' in the engine when it can "
+        "(Neo4j with the Graph Data Science procedures: gds.kcore.stream over a projection of "
+        "the namespace, dropped after), else reading the edge list and peeling in Python; "
+        "'gds' requires GDS (an error without it); 'peel' always peels. Same core numbers.",
+    )
     grace_days: float = Field(
         default=90.0,
         ge=0,

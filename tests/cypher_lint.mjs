@@ -20,6 +20,19 @@ const procedures = {
     [arg('indexName', 'STRING'), arg('queryString', 'STRING'),
      arg('options', 'MAP', 'DefaultParameterValue{value={}, type=MAP}')],
     [['node', 'NODE'], ['score', 'FLOAT']]),
+  // Graph Data Science (k-core in the engine when installed), as SHOW PROCEDURES gives them
+  'gds.kcore.stream': proc('gds.kcore.stream',
+    [arg('graphName', 'STRING'), arg('configuration', 'MAP', 'DefaultParameterValue{value={}, type=MAP}')],
+    [['nodeId', 'INTEGER'], ['coreValue', 'INTEGER']]),
+  'gds.graph.drop': proc('gds.graph.drop',
+    [arg('graphName', 'ANY'), arg('failIfMissing', 'BOOLEAN', 'DefaultParameterValue{value=true, type=BOOLEAN}'),
+     arg('dbName', 'STRING', 'DefaultParameterValue{value=, type=STRING}'),
+     arg('username', 'STRING', 'DefaultParameterValue{value=, type=STRING}')],
+    [['graphName', 'STRING'], ['database', 'STRING'], ['databaseLocation', 'STRING'],
+     ['memoryUsage', 'STRING'], ['sizeInBytes', 'INTEGER'], ['nodeCount', 'INTEGER'],
+     ['relationshipCount', 'INTEGER'], ['configuration', 'MAP'], ['density', 'FLOAT'],
+     ['creationTime', 'ZONED DATETIME'], ['modificationTime', 'ZONED DATETIME'],
+     ['schema', 'MAP'], ['schemaWithOrientation', 'MAP']]),
 };
 
 // stdin is the statements, or {"queries": {...}, "schema": {...}} to lint them against that

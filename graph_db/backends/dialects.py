@@ -23,7 +23,10 @@ class Dialect:
     #: "half" is (1 + cos) / 2, "raw" is cos; callers always see raw cosine
     index_score: Literal["half", "raw"]
     exact_score: Literal["half", "raw"]
-    #: k-core: GDS procedure when installed, else Cypher peeling
+    #: k-core decomposition: "gds-or-peel" runs gds.kcore.stream over a projection of the
+    #: namespace when the GDS procedures are installed (SHOW PROCEDURES, asked once per
+    #: backend; graph_db.maintenance), else the edge list is read and peeled in Python;
+    #: "peel" always peels. MAGS_KCORE_METHOD=peel forces the peel everywhere
     kcore: Literal["gds-or-peel", "peel"]
 
     def to_cosine(self, score: float, exact: bool) -> float:
