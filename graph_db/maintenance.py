@@ -35,7 +35,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-import weakref
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -107,6 +106,7 @@ class Maintainer:
     def __init__(self, backend: GraphBackend, settings: GraphSettings) -> None:
         self.backend = backend
         self.settings = settings
+        self._gds: bool | None = None  # the engine has GDS k-core (None: not asked yet)
 
     def prune(
         self, ns: str, ids: list[str], now: float, deadline: float | None = None
@@ -150,7 +150,7 @@ class Maintainer:
         method = self.settings.kcore_method
         if method == "peel":
             return False
-        present = self.backend.dialect.kcore == "gds-or-peel" and gds_present(self.backend)
+        present = self._gds_present()
         if method == "gds" and not present:
             raise InvalidInputError(
                 f"MAGS_KCORE_METHOD=gds, but {self.backend.describe} has no Graph Data Science "
@@ -158,6 +158,18 @@ class Maintainer:
                 "or set MAGS_KCORE_METHOD=auto (GDS when present) or peel."
             )
         return present
+
+    def _gds_present(self) -> bool:
+        """Whether the engine has the GDS k-core procedure (asked once, only where the
+        dialect may have it)."""
+        if self._gds is None:
+            self._gds = False
+            if self.backend.dialect.kcore == "gds-or-peel":
+                try:
+                    self._gds = bool(_first(self.backend.read("kcore_gds_available"), "gds"))
+                except Neo4jError as e:  # e.g. not allowed to list procedures: peel
+                    log.warning("cannot tell whether GDS is installed (%s): peeling k-cores", e)
+        return self._gds
 
     @contextmanager
     def gds_projection(self, ns: str) -> Iterator[tuple[str | None, int]]:
@@ -426,24 +438,6 @@ class Maintainer:
         for i in range(0, len(ids), batch):
             chunk = ids[i : i + batch]
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
-
-
-_GDS_PRESENT: weakref.WeakKeyDictionary[GraphBackend, bool] = weakref.WeakKeyDictionary()
-
-
-def gds_present(backend: GraphBackend) -> bool:
-    """Whether ``backend`` has the GDS k-core procedure (asked once per backend; only where
-    the dialect may have it)."""
-    present = _GDS_PRESENT.get(backend)
-    if present is None:
-        present = False
-        if backend.dialect.kcore == "gds-or-peel":
-            try:
-                present = bool(_first(backend.read("kcore_gds_available"), "gds"))
-            except Neo4jError as e:  # e.g. not allowed to list procedures: peel
-                log.warning("cannot tell whether GDS is installed (%s): peeling k-cores", e)
-        _GDS_PRESENT[backend] = present
-    return present
 
 
 def _pages(items: list[Any], size: int) -> Iterator[list[Any]]:
