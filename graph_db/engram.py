@@ -145,27 +145,38 @@ class Engram:
             **dict.fromkeys(LEGACY),
         }
 
-    def _neighbour_rows(
-        self,
-        tx: Tx,
-        ns: str,
-        ids: Sequence[str],
-        vectors: np.ndarray,
-        now: float,
-    ) -> list[dict[str, Any]]:
-        """Initial ASSOC edges, GAT-style: attention over the m most similar memories.
-
-        Candidates are the namespace's existing episodes and facts plus the earlier
-        items of the same batch; w_j = w0 * softmax(sim_j / tau) over the kept ones.
-        """
+    def _nearest_stored(
+        self, tx: Tx, ns: str, vectors: np.ndarray
+    ) -> list[list[tuple[str, float]]]:
+        """The m most similar stored episodes and facts of each vector: asked before the
+        batch is created in ``tx``, as engines differ in whether an index sees what the
+        open transaction wrote (ArcadeDB's does, Neo4j's does not)."""
         m = self.settings.assoc_neighbours
-        if m == 0 or len(ids) == 0:
-            return []
-        existing: list[list[tuple[str, float]]] = [[] for _ in ids]
+        existing: list[list[tuple[str, float]]] = [[] for _ in range(len(vectors))]
+        if m == 0 or len(vectors) == 0:
+            return existing
         for label in ("Episode", "Fact"):
             found = self.searcher.nearest(tx.run, ns, label, vectors, m)
             for i, hits in enumerate(found):
                 existing[i].extend((h.id, h.score) for h in hits)
+        return existing
+
+    def _neighbour_rows(
+        self,
+        ids: Sequence[str],
+        vectors: np.ndarray,
+        existing: list[list[tuple[str, float]]],
+        now: float,
+    ) -> list[dict[str, Any]]:
+        """Initial ASSOC edges, GAT-style: attention over the m most similar memories.
+
+        Candidates are the stored episodes and facts (``existing``, from _nearest_stored)
+        plus the earlier items of the same batch, as if written one by one;
+        w_j = w0 * softmax(sim_j / tau) over the kept ones.
+        """
+        m = self.settings.assoc_neighbours
+        if m == 0 or len(ids) == 0:
+            return []
         batch_sims = vectors @ vectors.T
         rows = []
         for i, node_id in enumerate(ids):
@@ -348,6 +359,7 @@ class Engram:
             tx.run("namespace_touch", ns=ns, now=now)
             sessions = sorted({r["session_id"] for r in rows})
             timeline = tx.run("session_timeline", ns=ns, sessions=sessions)
+            nearest = self._nearest_stored(tx, ns, vectors)
             tx.run("episodes_create", ns=ns, rows=rows)
             for sid in sessions:
                 old = [
@@ -372,7 +384,7 @@ class Engram:
             ]
             if mention_rows:
                 tx.run("link_mentions", ns=ns, rows=mention_rows)
-            assoc = self._neighbour_rows(tx, ns, ids, vectors, now)
+            assoc = self._neighbour_rows(ids, vectors, nearest, now)
             if assoc:
                 tx.run("link_assoc", ns=ns, rows=assoc)
 
@@ -433,6 +445,7 @@ class Engram:
                 current.setdefault(r["i"], []).append(r)
             results: list[FactWrite] = []
             create, reinforce, derived, about = [], [], [], []
+            created: list[int] = []  # the index in the batch of each row of ``create``
             created_keys: dict[tuple[str, str], list[tuple[str, np.ndarray, str]]] = {}
             for i, ((f, subject, predicate, obj, text), vec) in enumerate(
                 zip(prepared, vectors, strict=True)
@@ -451,6 +464,7 @@ class Engram:
                 outcome = plan.get(i, Outcome())
                 if outcome.rejected_by is None:
                     created_keys.setdefault(key, []).append((fid, vec, obj))
+                created.append(i)
                 create.append(
                     {
                         "id": fid,
@@ -496,6 +510,7 @@ class Engram:
                 about.append((fid, subject, "subject"))
                 about.append((fid, obj, "object"))
             if create:
+                nearest = self._nearest_stored(tx, ns, vectors[created])
                 tx.run("facts_create", ns=ns, rows=create)
             if closing:
                 tx.run("facts_close", ns=ns, rows=closing)
@@ -520,8 +535,7 @@ class Engram:
                 tx.run("link_about", ns=ns, rows=about_rows)
             if create:
                 new_ids = [c["id"] for c in create]
-                new_vecs = np.asarray([c["embedding"] for c in create], dtype=np.float32)
-                assoc = self._neighbour_rows(tx, ns, new_ids, new_vecs, now)
+                assoc = self._neighbour_rows(new_ids, vectors[created], nearest, now)
                 if assoc:
                     tx.run("link_assoc", ns=ns, rows=assoc)
             return results

@@ -160,8 +160,9 @@ def terms(text: str, language: str = "english") -> str:
 
 
 def fulltext_query(text: str, language: str = "english", max_terms: int = 32) -> str:
-    """A query for the full-text index: the query's terms, words only (no query syntax)."""
-    return " ".join(terms(text, language).split()[:max_terms])
+    """A query for the full-text index: the query's distinct terms, words only (no query
+    syntax). Distinct: Lucene (Neo4j) counts a repeated term twice, ArcadeDB once."""
+    return " ".join(list(dict.fromkeys(terms(text, language).split()))[:max_terms])
 
 
 def sentences(text: str, min_chars: int = 12) -> list[str]:

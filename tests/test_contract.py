@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph_db import EpisodeIn, FactIn, InvalidInputError, NotFoundError
+from graph_db import EpisodeIn, FactIn, InvalidInputError, LiquidGraph, NotFoundError
 
 
 def _edges(graph, ns):
@@ -88,6 +88,29 @@ def test_new_memories_get_gat_style_assoc_edges(graph, ns):
     pairs = {frozenset((texts[e["a"]], texts[e["b"]])) for e in edges}
     assert frozenset(("My cat Luna is sick.", "Luna the cat has a fever.")) in pairs
     assert not any("Stock prices fell." in p for p in pairs)
+
+
+def test_a_batch_links_as_if_written_one_by_one_on_either_engine(graph, ns):
+    """Each new memory's neighbours are the stored memories and the batch's earlier items,
+    never itself or a later item (ArcadeDB's index sees the open transaction's writes)."""
+    one = LiquidGraph(graph.settings.model_copy(update={"assoc_neighbours": 1}),
+                      embedder=graph.embedder)  # fmt: skip
+    try:
+        one.add_episodes(ns, ["My cat Luna is sick."])
+        one.add_episodes(ns, ["Luna the cat has a fever.", "Luna the cat has a high fever."])
+        sick = {"subject": "Luna", "predicate": "is", "object": "a sick cat"}
+        one.add_facts(ns, [sick, {"subject": "Luna", "predicate": "has", "object": "a fever"}])
+        texts = {m.id: m.text for m in one.list(ns)}
+        pairs = {
+            frozenset((texts[e["a"]], texts[e["b"]]))
+            for e in one.backend.read("export_edges", ns=ns)
+            if e["type"] == "ASSOC"
+        }
+    finally:
+        one.close()
+    assert frozenset(("Luna the cat has a fever.", "My cat Luna is sick.")) in pairs
+    assert frozenset(("Luna the cat has a high fever.", "Luna the cat has a fever.")) in pairs
+    assert len(pairs) == 4  # one edge per new memory: 2 episodes, 2 facts
 
 
 def test_facts_merge_near_duplicates_and_link_their_source(graph, ns):

@@ -63,3 +63,10 @@ def test_the_name_free_query_keeps_what_is_asked():
     )
     assert name_free("Who is Nate?") is None  # nothing left to search for
     assert name_free("What is the weather like?") is None  # no name
+
+
+def test_the_full_text_query_asks_each_term_once():
+    """Lucene (Neo4j) scores a repeated term twice, ArcadeDB once: asked once, they agree."""
+    from graph_db.text import fulltext_query
+
+    assert fulltext_query("a theme park or a national park?") == "theme park nation"
