@@ -21,7 +21,7 @@ import pytest
 from neo4j import GraphDatabase, NotificationClassification
 from neo4j.exceptions import ConfigurationError
 
-from graph_db import cypher
+from graph_db import GraphSettings, LiquidGraph, cypher
 from graph_db.backends import bolt
 
 HERE = Path(__file__).parent
@@ -279,3 +279,35 @@ def test_every_memory_pattern_is_filtered_by_namespace():
             assert filtered, f"{name}: {m.group(0)} is not filtered by ns"
         if "queryNodes" in code:  # ids leave the engine only for hits of this namespace
             assert "WHERE node.ns = $ns" in code or "WHEN node.ns = $ns THEN node.id" in code, name
+
+
+def test_neo4j_indexes_fit_the_embedder(neo4j, home, embedder):
+    """The schema on Neo4j: vector indexes of the embedder's dimension with cosine, full-text
+    indexes over the stemmed terms with the whitespace analyzer, the unique ids."""
+    settings = GraphSettings(
+        home=home, neo4j_uri=neo4j.uri, neo4j_user=neo4j.user, neo4j_password=neo4j.password
+    )
+    with LiquidGraph(settings, embedder=embedder) as g:
+        rows = g.backend.driver.execute_query(
+            "SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options "
+            "RETURN name, type, labelsOrTypes, properties, options"
+        ).records
+        constraints = g.backend.driver.execute_query(
+            "SHOW CONSTRAINTS YIELD labelsOrTypes, properties, type "
+            "RETURN labelsOrTypes, properties, type"
+        ).records
+    indexes = {r["name"]: r for r in rows}
+    for label in ("Episode", "Fact", "Entity"):
+        vector = indexes[f"{label.lower()}_embedding"]
+        config = vector["options"]["indexConfig"]
+        assert vector["type"] == "VECTOR" and vector["labelsOrTypes"] == [label]
+        assert config["vector.dimensions"] == embedder.dim
+        assert config["vector.similarity_function"].lower() == "cosine"
+        assert any(
+            c["labelsOrTypes"] == [label] and c["properties"] == ["id"] and "UNIQUE" in c["type"]
+            for c in constraints
+        )
+    for label in ("Episode", "Fact"):
+        fulltext = indexes[f"{label.lower()}_terms"]
+        assert fulltext["type"] == "FULLTEXT" and fulltext["properties"] == ["terms"]
+        assert fulltext["options"]["indexConfig"]["fulltext.analyzer"] == "whitespace"
