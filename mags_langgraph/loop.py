@@ -249,7 +249,9 @@ class MemoryLoop:
         return mode == "llm" or (mode == "auto" and not self.llms.fallback)
 
     def _engram_prompt(self, user: str, message: str) -> list[BaseMessage]:
-        return [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(message)]
+        today = datetime.now(UTC).date().isoformat()
+        turn = prompts.engram_input(message, speaker=user, date=today)
+        return [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(turn)]
 
     def extract(self, user: str, message: str) -> Extraction:
         """The facts ``message`` states (model or patterns, see ``AgentSettings.engram``)."""

@@ -15,10 +15,12 @@ Answer briefly."""
 
 NO_MEMORIES = "(nothing yet)"
 
-ENGRAM = """Extract the lasting facts that {user}'s message states about {user} or the people,
-pets, places and things in their life. Write each as subject, predicate (snake_case, e.g.
-lives_in, works_at, has_pet, likes, favorite_color), object, and confidence (0 to 1).
-Use "{user}" as the subject for facts about the user (never "I" or "me").
+ENGRAM = """Extract the lasting facts that the turn states about its speaker or the people,
+pets, places and things in their life (this is {user}'s memory). Write each as subject,
+predicate (snake_case, e.g. lives_in, works_at, has_pet, likes, favorite_color), object, and
+confidence (0 to 1, lower when hedged). Use the speaker's name as the subject for facts about
+the speaker (never "I" or "me"); take names and values from the turn, invent none. A turn that
+changes or corrects a current fact gives only the new value; do not repeat unchanged facts.
 Skip questions, greetings and opinions about this chat. No fact is a valid answer.
 Answer with JSON only: {{"facts": [{{"subject": ..., "predicate": ..., "object": ...,
 "confidence": ...}}]}}"""
@@ -26,6 +28,13 @@ Answer with JSON only: {{"facts": [{{"subject": ..., "predicate": ..., "object":
 QUERIES = """Write up to 3 short search queries that find what {user}'s message asks about in
 their memories: replace "I", "my" and other pronouns with names, one query per thing asked.
 Answer with JSON only: {{"queries": [...]}}"""
+
+RECALL_PLAN = """Decide whether {user}'s message needs their memories, and how to search them.
+Answer with JSON only: {{"recall": true/false, "blocks": "episodic" (what was said or
+happened, when) | "semantic" (facts: where someone lives, likes, rules) | "both",
+"queries": [1 to 3 short search queries; none when recall is false]}}. In the queries
+replace "I", "my", "you" and other pronouns with names (the earlier turns say who is meant),
+one query per thing asked; a broader query may help."""
 
 ROUTE = """Decide how memory serves this message from {user}. Answer with JSON only:
 {{"recall": true/false (look up memories first), "blocks": "episodic" (events, what was
@@ -37,6 +46,32 @@ Current: "{current}" (since {current_date}, confidence {current_conf:.2f})
 New: "{new}" (from {new_date}, confidence {new_conf:.2f})
 Which holds now? "new" (it replaces the current one), "old" (keep the current one) or
 "both" (both can be true at once). Answer with JSON only: {{"winner": ..., "reason": ...}}"""
+
+
+def engram_input(
+    turn: str,
+    speaker: str,
+    date: str,
+    facts: Sequence[tuple[str, str, str]] = (),
+) -> str:
+    """The engram role's user message: who says the turn, when, the current facts it may
+    change, then the turn. Shared by the agent and the fine-tuning data (one format)."""
+    lines = [f"Speaker: {speaker}", f"Date: {date}"]
+    if facts:
+        lines.append("Current facts: " + "; ".join(f"{s} | {p} | {o}" for s, p, o in facts))
+    lines.append(f"Turn: {turn}")
+    return "\n".join(lines)
+
+
+def recall_input(message: str, date: str, history: Sequence[tuple[str, str]] = ()) -> str:
+    """The recall role's user message: the thread's last turns (speaker, text), the date
+    and the message. Shared by the agent and the fine-tuning data."""
+    lines = [f"Date: {date}"]
+    if history:
+        lines.append("Earlier turns:")
+        lines.extend(f"{speaker}: {' '.join(text.split())}" for speaker, text in history)
+    lines.append(f"Message: {message}")
+    return "\n".join(lines)
 
 
 def memory_lines(memories: Sequence[Recalled]) -> str:

@@ -34,6 +34,19 @@ class Queries(BaseModel):
     )
 
 
+class RecallPlan(BaseModel):
+    """The recall role's plan for a message: whether to look, where, and with which queries."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    recall: bool = Field(description="Look up memories before answering.")
+    blocks: Literal["episodic", "semantic", "both"] = Field(
+        default="both", description="episodic: what happened; semantic: facts; both."
+    )
+    queries: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list, max_length=3, description="1-3 search queries; none if no recall."
+    )
+
+
 class Triplet(BaseModel):
     """One fact: subject - predicate - object, with the writer's confidence."""
 

@@ -29,7 +29,9 @@ def strip_thinking(text: str) -> str:
     return _THINK.sub("", text or "").strip()
 
 
-def _candidates(text: str):
+def json_candidates(text: str):
+    """Where JSON may be in a reply, most likely first: all of it, each fenced block, each
+    top-level balanced {...} (shared with the fine-tuning rewards, which charge for the rest)."""
     yield text
     for block in _FENCE.findall(text):
         yield block.strip()
@@ -64,7 +66,7 @@ def parse_json(text: str, schema: type[T]) -> T:
     if not cleaned:
         raise ParseError("empty output")
     last: Exception | None = None
-    for candidate in _candidates(cleaned):
+    for candidate in json_candidates(cleaned):
         for variant in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
             try:
                 data = json.loads(variant)
