@@ -108,7 +108,6 @@ def train(
 
     ``extra_rewards`` (function, weight) pairs join the role's rewards (tests use one to
     get variance out of a random model)."""
-    import torch
     from datasets import Dataset
     from peft import LoraConfig
     from trl import GRPOConfig, GRPOTrainer
@@ -136,7 +135,6 @@ def train(
         peft_config = None  # GRPO goes on training the cold start's adapter
     g = config.grpo
     args = GRPOConfig(
-        output_dir=str(out),
         learning_rate=g.learning_rate,
         num_generations=g.num_generations,
         per_device_train_batch_size=g.per_device_train_batch_size,
@@ -145,15 +143,10 @@ def train(
         max_steps=max_steps or g.max_steps,
         temperature=g.temperature,
         beta=g.beta,
-        logging_steps=g.logging_steps,
-        save_steps=g.save_steps,
-        seed=g.seed,
         reward_weights=weights,
         use_vllm=g.use_vllm,
-        use_cpu=not torch.cuda.is_available(),
-        bf16=config.model.dtype == "bfloat16",
-        report_to="none",
         remove_unused_columns=False,
+        **_run_args(config, out),
     )
     trainer = GRPOTrainer(
         model=model,
@@ -168,10 +161,25 @@ def train(
     return save(trainer, role, config, out, seconds, len(examples))
 
 
+def _run_args(config: TrainConfig, out: Path) -> dict[str, Any]:
+    """What both phases' trainer arguments share: where, how often, on which device."""
+    import torch
+
+    g = config.grpo
+    return {
+        "output_dir": str(out),
+        "logging_steps": g.logging_steps,
+        "save_steps": g.save_steps,
+        "seed": g.seed,
+        "use_cpu": not torch.cuda.is_available(),
+        "bf16": config.model.dtype == "bfloat16",
+        "report_to": "none",
+    }
+
+
 def cold_start(model, tokenizer, examples, config: TrainConfig, peft_config, out: Path):
     """Supervised steps on the gold answers (loss on the answer only); returns the model
     with its trainable adapter. Done once: a finished cold start is reloaded, not redone."""
-    import torch
     from datasets import Dataset
     from peft import PeftModel
     from trl import SFTConfig, SFTTrainer
@@ -185,17 +193,11 @@ def cold_start(model, tokenizer, examples, config: TrainConfig, peft_config, out
     ]
     s = config.sft
     args = SFTConfig(
-        output_dir=str(out),
         learning_rate=s.learning_rate,
         per_device_train_batch_size=s.per_device_train_batch_size,
         max_steps=s.steps,
         max_length=s.max_length,
-        logging_steps=config.grpo.logging_steps,
-        save_steps=config.grpo.save_steps,
-        seed=config.grpo.seed,
-        use_cpu=not torch.cuda.is_available(),
-        bf16=config.model.dtype == "bfloat16",
-        report_to="none",
+        **_run_args(config, out),
     )
     trainer = SFTTrainer(
         model=model,
