@@ -89,16 +89,17 @@ def endpoint_generator(url: str, model: str, role: str, guardrails: bool) -> Gen
 
 def score(role: str, examples: Sequence[Any], texts: Sequence[str], rc: RewardConfig) -> dict:
     """The role's metrics over ``texts`` (one completion per example)."""
-    valid = [parse_completion(t, role).answer is not None for t in texts]
+    answers = [parse_completion(t, role).answer for t in texts]
+    valid = [a is not None for a in answers]
     out: dict[str, Any] = {"examples": len(texts), "format_valid": sum(valid) / len(texts)}
     if role == "engram":
         tp = n_pred = n_gold = invented = quiet = 0.0
-        for ex, text, ok in zip(examples, texts, valid, strict=True):
+        for ex, text, answer in zip(examples, texts, answers, strict=True):
             gold = len(ex.output.facts)
             n_gold += gold
-            if not ok:
+            if answer is None:
                 continue
-            pred = len(parse_completion(text, role).answer.facts)
+            pred = len(answer.facts)
             precision, _, _ = triplet_prf(text, ex, rc)
             n_pred += pred
             tp += precision * pred  # matched triplets
@@ -119,9 +120,8 @@ def score(role: str, examples: Sequence[Any], texts: Sequence[str], rc: RewardCo
         )
     else:
         decisions = useful = 0.0
-        for ex, text, ok in zip(examples, texts, valid, strict=True):
-            if ok:
-                plan = parse_completion(text, role).answer
+        for ex, text, plan in zip(examples, texts, answers, strict=True):
+            if plan is not None:
                 decisions += plan.recall == ex.output.recall
                 useful += usefulness_score(text, ex, rc)
         out.update(decision_accuracy=decisions / len(texts), usefulness=useful / len(texts))

