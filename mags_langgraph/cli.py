@@ -99,10 +99,14 @@ def _llms(console: Console, graph: LiquidGraph):
 
     llms = LLMs(
         models_dir=graph.settings.home / "models",
+        adapters_dir=graph.settings.home / "adapters",
         notice=lambda text: console.print(text, style="yellow"),
     )
     with console.status("Starting the language model ..."):
         llms.model("respond")  # the local server starts (and says if it is the fallback)
+    if llms.local and llms.local.adapters:
+        names = ", ".join(f"{role} ({path})" for role, path in llms.local.adapters.items())
+        console.print(f"Trained adapters: {names}", style="dim")
     return llms
 
 

@@ -246,7 +246,9 @@ class MemoryLoop:
 
     def _engram_by_model(self) -> bool:
         mode = self.settings.engram
-        return mode == "llm" or (mode == "auto" and not self.llms.fallback)
+        if mode != "auto":
+            return mode == "llm"
+        return not self.llms.fallback or self.llms.adapted("engram")
 
     def _engram_prompt(self, user: str, message: str) -> list[BaseMessage]:
         today = datetime.now(UTC).date().isoformat()

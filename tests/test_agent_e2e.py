@@ -14,7 +14,12 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def llms(tmp_path_factory):
-    settings = AgentSettings(llm_base_url=None, llm_api_key=None, respond_max_tokens=48)
+    settings = AgentSettings(
+        llm_base_url=None,
+        llm_api_key=None,
+        respond_max_tokens=48,
+        local_adapters=tmp_path_factory.mktemp("no-adapters"),  # the base model's own behaviour
+    )
     llms = LLMs(settings, models_dir=tmp_path_factory.mktemp("models"), notice=lambda _: None)
     assert llms.fallback  # no hub here: the tiny model serves, and says so
     return llms

@@ -17,11 +17,13 @@ import threading
 import time
 import urllib.parse
 from pathlib import Path
+from typing import ClassVar
 
 import httpx
 
 from graph_db.errors import MagsError
-from mags_langgraph.settings import AgentSettings
+from mags_langgraph.llm.adapters import role_adapters
+from mags_langgraph.settings import ROLES, AgentSettings
 
 log = logging.getLogger(__name__)
 FALLBACK_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -98,27 +100,47 @@ class LocalServer:
 
     ``start()`` loads the model and waits until ``/health`` answers; ``base_url`` is the
     OpenAI-compatible root (``http://127.0.0.1:PORT/v1``). The server lives until the
-    process ends (xllamacpp stops it when the object is collected).
+    process ends (xllamacpp stops it when the object is collected). Role adapters (GGUF
+    LoRAs) are loaded switched off; ``lora_for(role)`` is the request field that switches
+    on that role's one alone.
     """
 
     _lock = threading.Lock()
-    _shared: LocalServer | None = None
+    _shared: ClassVar[dict[tuple[str, str, str], LocalServer]] = {}  # by model, adapters
 
-    def __init__(self, gguf: Path, settings: AgentSettings, fallback: bool = False) -> None:
+    def __init__(
+        self,
+        gguf: Path,
+        settings: AgentSettings,
+        fallback: bool = False,
+        adapters: dict[str, Path] | None = None,
+    ) -> None:
         self.gguf = gguf
         self.fallback = fallback
         self.settings = settings
+        self.adapters = dict(adapters or {})  # role -> GGUF LoRA, in llama.cpp's id order
         self._server = None
         self.base_url = ""
 
     @classmethod
-    def shared(cls, settings: AgentSettings, models_dir: Path, notice=print) -> LocalServer:
-        """The process's server, started on first use."""
+    def shared(
+        cls, settings: AgentSettings, models_dir: Path, adapters_dir: Path, notice=print
+    ) -> LocalServer:
+        """The process's server for this model and adapters folder, started on first use
+        with the role adapters that fit."""
+        key = (settings.local_model, settings.local_model_file, str(adapters_dir))
         with cls._lock:
-            if cls._shared is None:
+            if key not in cls._shared:
                 gguf, fallback = resolve_gguf(settings, models_dir, notice)
-                cls._shared = cls(gguf, settings, fallback).start()
-            return cls._shared
+                adapters = role_adapters(adapters_dir, gguf, ROLES, notice)
+                cls._shared[key] = cls(gguf, settings, fallback, adapters).start()
+            return cls._shared[key]
+
+    def lora_for(self, role: str) -> list[dict[str, float]]:
+        """llama.cpp's per-request ``lora`` field: ``role``'s adapter on, every other off."""
+        return [
+            {"id": i, "scale": 1.0 if name == role else 0.0} for i, name in enumerate(self.adapters)
+        ]
 
     def start(self, timeout: float = 120.0) -> LocalServer:
         import xllamacpp as xlc
@@ -133,6 +155,10 @@ class LocalServer:
         params.hostnames = ["127.0.0.1"]  # loopback only
         params.port = 0  # a free port, read back from the server
         params.warmup = False
+        params.lora_adapters = [
+            xlc.CommonAdapterLoraInfo(str(p), 0.0) for p in self.adapters.values()
+        ]
+        params.lora_init_without_apply = True  # off until a request of its role asks for it
         params.verbosity = 3 if log.isEnabledFor(logging.DEBUG) else -1  # llama.cpp's own log
         started = time.monotonic()
         self._server = xlc.Server(params)
@@ -141,7 +167,13 @@ class LocalServer:
         while time.monotonic() - started < timeout:
             try:
                 if httpx.get(f"{root}/health", timeout=2).is_success:
-                    log.info("llama.cpp serving %s on %s", self.gguf.name, self.base_url)
+                    names = ", ".join(self.adapters) or "none"
+                    log.info(
+                        "llama.cpp serving %s on %s (adapters: %s)",
+                        self.gguf.name,
+                        self.base_url,
+                        names,
+                    )
                     return self
             except httpx.TransportError:
                 pass

@@ -92,6 +92,7 @@ class LLMs:
         *,
         models: dict[str, BaseChatModel] | None = None,
         models_dir: Path | None = None,
+        adapters_dir: Path | None = None,
         notice: Callable[[str], Any] = print,
     ) -> None:
         self.settings = settings or AgentSettings()
@@ -99,6 +100,7 @@ class LLMs:
         self._given = dict(models or {})
         self._built: dict[str, BaseChatModel] = {}
         self._models_dir = models_dir
+        self._adapters_dir = adapters_dir
         self._notice = notice
         self._lock = threading.Lock()
         self.local = None  # the LocalServer, when one serves the roles
@@ -121,13 +123,18 @@ class LLMs:
         s = self.settings
         key = s.llm_api_key.get_secret_value() if s.llm_api_key else None
         base_url, model = s.llm_base_url, s.model_for(role)
+        extra: dict[str, Any] = {}
         if base_url is None and key is None:  # nothing configured: the embedded server
             from graph_db.settings import GraphSettings
             from mags_langgraph.llm.local import LocalServer
 
-            models_dir = self._models_dir or GraphSettings().home / "models"
-            self.local = LocalServer.shared(s, models_dir, self._notice)
+            home = GraphSettings().home
+            models_dir = self._models_dir or home / "models"
+            adapters_dir = s.local_adapters or self._adapters_dir or home / "adapters"
+            self.local = LocalServer.shared(s, models_dir, adapters_dir, self._notice)
             base_url, model = self.local.base_url, f"mags-{role}"  # llama.cpp ignores it
+            if self.local.adapters:  # the role's adapter on (if it has one), the others off
+                extra["extra_body"] = {"lora": self.local.lora_for(role)}
         return ChatOpenAI(
             model=model,
             base_url=base_url,
@@ -136,7 +143,12 @@ class LLMs:
             timeout=s.llm_timeout_s,
             max_retries=1,
             stream_usage=True,
+            **extra,
         )
+
+    def adapted(self, role: Role) -> bool:
+        """True when the local server runs a trained adapter for ``role``."""
+        return bool(self.local and role in self.local.adapters)
 
     @property
     def fallback(self) -> bool:
