@@ -25,7 +25,7 @@ from graph_db.models import Recalled
 from graph_db.reconcile import Adjudicator, Conflict, Verdict
 from mags_langgraph import prompts, rules
 from mags_langgraph.llm import LLMs
-from mags_langgraph.schemas import Adjudication, Engram, Queries, Route, Triplet
+from mags_langgraph.schemas import Adjudication, Engram, RecallPlan, Route, Triplet
 from mags_langgraph.settings import AgentSettings
 
 log = logging.getLogger(__name__)
@@ -98,31 +98,34 @@ class MemoryLoop:
 
     # -- recall -------------------------------------------------------------------------
     def queries(self, user: str, message: str) -> list[str]:
-        """What to search for: the message, or (``recall_queries="llm"``) the recall
-        role's rewrites of it (pronouns resolved, one query per thing asked)."""
+        """What to search for: the message, or (``recall_queries="llm"``) also the recall
+        role's queries for it (its ``RecallPlan``: pronouns resolved, one per thing asked)."""
         if self.settings.recall_queries != "llm":
             return [message]
         try:
-            out = self.llms.structured("recall", self._queries_prompt(user, message), Queries)
+            plan = self.llms.structured("recall", self._plan_prompt(user, message), RecallPlan)
         except Exception as e:  # invalid or unreachable: the message itself is searched
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
-        return [message, *out.queries]  # blank ones fail the schema
+        return [message, *plan.queries]  # blank ones fail the schema
 
     async def aqueries(self, user: str, message: str) -> list[str]:
         if self.settings.recall_queries != "llm":
             return [message]
         try:
-            prompt = self._queries_prompt(user, message)
-            out = await self.llms.astructured("recall", prompt, Queries)
+            prompt = self._plan_prompt(user, message)
+            plan = await self.llms.astructured("recall", prompt, RecallPlan)
         except Exception as e:
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
-        return [message, *out.queries]  # blank ones fail the schema
+        return [message, *plan.queries]  # blank ones fail the schema
 
     @staticmethod
-    def _queries_prompt(user: str, message: str) -> list[BaseMessage]:
-        return [SystemMessage(prompts.QUERIES.format(user=user)), HumanMessage(message)]
+    def _plan_prompt(user: str, message: str) -> list[BaseMessage]:
+        """The recall role's prompt, as its adapter was trained on (``finetune.prompting``)."""
+        today = datetime.now(UTC).date().isoformat()
+        turn = prompts.recall_input(message, date=today)
+        return [SystemMessage(prompts.RECALL_PLAN.format(user=user)), HumanMessage(turn)]
 
     def recall(
         self,

@@ -25,10 +25,6 @@ Skip questions, greetings and opinions about this chat. No fact is a valid answe
 Answer with JSON only: {{"facts": [{{"subject": ..., "predicate": ..., "object": ...,
 "confidence": ...}}]}}"""
 
-QUERIES = """Write up to 3 short search queries that find what {user}'s message asks about in
-their memories: replace "I", "my" and other pronouns with names, one query per thing asked.
-Answer with JSON only: {{"queries": [...]}}"""
-
 RECALL_PLAN = """Decide whether {user}'s message needs their memories, and how to search them.
 Answer with JSON only: {{"recall": true/false, "blocks": "episodic" (what was said or
 happened, when) | "semantic" (facts: where someone lives, likes, rules) | "both",

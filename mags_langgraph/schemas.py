@@ -25,15 +25,6 @@ class Route(BaseModel):
     )
 
 
-class Queries(BaseModel):
-    """The recall role's search queries for a message."""
-
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
-    queries: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
-        default_factory=list, max_length=3
-    )
-
-
 class RecallPlan(BaseModel):
     """The recall role's plan for a message: whether to look, where, and with which queries."""
 

@@ -176,7 +176,11 @@ def test_a_failing_model_loses_no_turn(graph, ns, router):
 
 def test_the_recall_role_adds_queries_and_invalid_output_falls_back(graph, ns):
     graph.add_episode(ns, "Biscuit chewed the sofa again, naughty beagle.", speaker=ns)
-    rewrites = ['{"queries": ["Biscuit the beagle"]}', "not json", "still not json"]
+    rewrites = [
+        '{"recall": true, "queries": ["Biscuit the beagle"]}',
+        "not json",
+        "still not json",
+    ]
     app, llms = agent(graph, recall=rewrites, respond=["ok"])
     found = turn(app, ns, "What did my dog do?", thread="a")["memories"]
     assert "Biscuit" in found[0]["memory"]["text"]
@@ -222,7 +226,7 @@ def test_blank_model_fields_are_invalid_not_a_crash(graph, ns):
     app, llms = agent(
         graph,
         engram=[blank, facts_json(("I", "likes", "  "))],
-        recall=['{"queries": ["   "]}'],
+        recall=['{"recall": true, "queries": ["   "]}'],
         respond=["ok"],
     )
     state = turn(app, ns, "I like tea.")
