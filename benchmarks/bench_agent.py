@@ -13,7 +13,8 @@ and write facts without them).
 Model calls, prompt and completion tokens per turn come from the LLMs' accounting.
 Modes: ``auto`` (the default settings: with the tiny fallback model, facts come from the
 first-person patterns and conflicts from the graph's rule: one call per turn) and ``llm``
-(the engram and reconcile roles asked: two calls on a statement).
+(the engram and reconcile roles asked: two calls on a statement) and ``adapter`` (the
+engram role on a trained LoRA adapter, ``--adapters DIR`` holding ``engram.gguf``).
 Prints a table and writes JSON to benchmarks/results/bench_agent.json.
 """
 
@@ -70,8 +71,15 @@ class TimedLoop(MemoryLoop):
         return run
 
 
-def run_mode(mode: str, home: Path, console: Console) -> dict:
-    settings = AgentSettings(engram=mode, reconcile=mode, llm_base_url=None, llm_api_key=None)
+def run_mode(mode: str, home: Path, console: Console, adapters: Path | None = None) -> dict:
+    """One scripted run. ``adapter``: the engram role on the trained adapter in ``adapters``
+    (``<role>.gguf``), conflicts by the graph's rule; the other modes serve no adapter."""
+    engram, reconcile = ("llm", "auto") if mode == "adapter" else (mode, mode)
+    folder = adapters if mode == "adapter" else home / "no-adapters"
+    settings = AgentSettings(
+        engram=engram, reconcile=reconcile, local_adapters=folder, llm_base_url=None,
+        llm_api_key=None,
+    )  # fmt: skip
     llms = LLMs(settings, notice=lambda text: console.print(text, style="yellow"))
     with LiquidGraph(GraphSettings(home=home)) as graph:
         user = f"bench-{mode}"
@@ -111,11 +119,18 @@ def run_mode(mode: str, home: Path, console: Console) -> dict:
         return {
             "mode": mode,
             "model": "SmolLM2-135M-Instruct (fallback)" if llms.fallback else settings.local_model,
+            "adapters": {r: str(p) for r, p in (llms.local.adapters if llms.local else {}).items()},
+            "engram_valid": _valid_share(llms.usage.snapshot().get("engram")),
             "turns": turns,
             "usage_by_role": {r: vars(u) for r, u in llms.usage.snapshot().items()},
             "engram_failures": loop.engram_failures,
             "summary": summarise(turns),
         }
+
+
+def _valid_share(usage) -> float | None:
+    """Share of the engram role's answers that parsed into the schema (None: not asked)."""
+    return 1 - usage.failures / usage.calls if usage and usage.calls else None
 
 
 def summarise(turns: list[dict]) -> dict:
@@ -155,18 +170,28 @@ def table(results: list[dict]) -> Table:
                 "completion_tokens_per_turn", "facts_written"):  # fmt: skip
         t.add_row(key.replace("_", " "), *(f"{r['summary'][key]:,.1f}" for r in results))
     t.add_row("engram failures (invalid output)", *(str(r["engram_failures"]) for r in results))
+    t.add_row("engram answers valid", *(
+        "-" if r["engram_valid"] is None else f"{r['engram_valid']:.0%}" for r in results
+    ))  # fmt: skip
     t.add_row("model", *(r["model"] for r in results))
     return t
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--modes", nargs="+", default=["auto", "llm"], choices=["auto", "llm"])
+    ap.add_argument("--modes", nargs="+", default=["auto", "llm"],
+                    choices=["auto", "llm", "adapter"])  # fmt: skip
+    ap.add_argument("--adapters", type=Path, help="folder with engram.gguf (mode 'adapter')")
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_agent.json")
     args = ap.parse_args()
+    if "adapter" in args.modes and not (
+        args.adapters and (args.adapters / "engram.gguf").is_file()
+    ):
+        ap.error("mode 'adapter' needs --adapters DIR holding engram.gguf (python -m "
+                 "finetune.serve gguf --adapter RUN/adapter --out DIR/engram.gguf)")  # fmt: skip
     console = Console()
     with tempfile.TemporaryDirectory(prefix="mags-bench-agent-") as home:
-        results = [run_mode(mode, Path(home), console) for mode in args.modes]
+        results = [run_mode(mode, Path(home), console, args.adapters) for mode in args.modes]
     console.print(table(results))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     payload = {"commit": git_commit(), "machine": machine(), "sessions": SESSIONS,

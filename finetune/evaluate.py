@@ -3,9 +3,11 @@
     python -m finetune.evaluate --role engram --model base --model runs/engram-x/adapter
     python -m finetune.evaluate --role recall --model http://127.0.0.1:8080/v1 [--guardrails]
 
-A model is ``base`` (the config's base model), an adapter folder (PEFT, on that base), or an
-OpenAI-compatible endpoint URL (``--guardrails`` then asks it for the role's JSON schema, as
-the agent does). Greedy decoding, the agent's prompts. Engram: format-valid rate (parses
+A model is ``base`` (the config's base model), an adapter folder (PEFT, on that base), an
+OpenAI-compatible endpoint URL, or ``llama.cpp`` / ``llama.cpp:LORA.gguf``: what the agent
+serves by default, the config's GGUF in the local llama.cpp server, with the converted
+adapter (``--guardrails`` asks servers for the role's JSON schema, as the agent does).
+Greedy decoding, the agent's prompts. Engram: format-valid rate (parses
 into the schema, nothing else counted), triplet precision / recall / F1 (micro over
 examples, the rewards' matching), invented entities (share of triplets whose subject or
 object is not in the input, or is "I"); recall: format-valid, decision accuracy (recall or not),
@@ -66,14 +68,16 @@ def local_generator(config, adapter: str | None, max_new_tokens: int) -> Generat
     return generate
 
 
-def endpoint_generator(url: str, model: str, role: str, guardrails: bool) -> Generate:
+def endpoint_generator(
+    url: str, model: str, role: str, guardrails: bool, extra: dict[str, Any] | None = None
+) -> Generate:
     """Chat completions from an OpenAI-compatible server (llama.cpp, vLLM, ...)."""
     import httpx
 
     client = httpx.Client(base_url=url.rstrip("/"), timeout=120)
 
     def generate(chat: list[dict[str, str]]) -> str:
-        body: dict[str, Any] = {"model": model, "messages": chat, "temperature": 0}
+        body: dict[str, Any] = {"model": model, "messages": chat, "temperature": 0, **(extra or {})}
         if guardrails:
             schema = SCHEMAS[role].model_json_schema()
             body["response_format"] = {
@@ -84,6 +88,30 @@ def endpoint_generator(url: str, model: str, role: str, guardrails: bool) -> Gen
         r.raise_for_status()
         return r.json()["choices"][0]["message"]["content"] or ""
 
+    return generate
+
+
+def served_generator(config, lora: str | None, role: str, guardrails: bool, max_new_tokens: int):
+    """What the agent serves by default: the config's GGUF in the local llama.cpp server,
+    with ``lora`` (a GGUF LoRA, ``python -m finetune.serve gguf``) switched on for ``role``."""
+    from finetune.train import gguf_path
+    from mags_langgraph.llm.local import LocalServer
+    from mags_langgraph.settings import AgentSettings
+
+    if not config.model.gguf:
+        raise MagsError("model 'llama.cpp' needs model.gguf in the config (the served GGUF)")
+    adapters = {role: Path(lora)} if lora else {}
+    if lora and not Path(lora).is_file():
+        raise MagsError(f"no GGUF LoRA at {lora}: convert one with python -m finetune.serve gguf")
+    server = LocalServer(
+        gguf_path(config.model.gguf), AgentSettings(local_ctx=2048), False, adapters
+    )
+    server.start()
+    extra: dict[str, Any] = {"max_tokens": max_new_tokens}
+    if adapters:
+        extra["lora"] = server.lora_for(role)
+    generate = endpoint_generator(server.base_url, "local", role, guardrails, extra)
+    generate.server = server  # type: ignore[attr-defined]  # kept alive while it is used
     return generate
 
 
@@ -155,7 +183,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m finetune.evaluate", description=__doc__)
     parser.add_argument("--role", choices=("engram", "recall"), required=True)
     parser.add_argument("--config", default="finetune/configs/cpu-smollm2.toml")
-    parser.add_argument("--model", action="append", required=True, help="base | DIR | URL")
+    parser.add_argument(
+        "--model",
+        action="append",
+        required=True,
+        help="base | DIR (PEFT adapter) | URL | llama.cpp | llama.cpp:LORA.gguf",
+    )
     parser.add_argument("--endpoint-model", default="default", help="model name for a URL")
     parser.add_argument("--guardrails", action="store_true", help="JSON schema (endpoints)")
     parser.add_argument("--split", default="test")
@@ -175,7 +208,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise MagsError(f"no {args.role} {args.split} examples match --source {args.source!r}")
         generators: dict[str, Generate] = {}
         for m in args.model:
-            if m.startswith("http"):
+            if m == "llama.cpp" or m.startswith("llama.cpp:"):
+                lora = m.partition(":")[2] or None
+                generators[m] = served_generator(
+                    config, lora, args.role, args.guardrails, args.max_new_tokens
+                )
+            elif m.startswith("http"):
                 generators[m] = endpoint_generator(
                     m, args.endpoint_model, args.role, args.guardrails
                 )
