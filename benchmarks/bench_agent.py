@@ -120,7 +120,7 @@ def run_mode(mode: str, home: Path, console: Console, adapters: Path | None = No
             "mode": mode,
             "model": "SmolLM2-135M-Instruct (fallback)" if llms.fallback else settings.local_model,
             "adapters": {r: str(p) for r, p in (llms.local.adapters if llms.local else {}).items()},
-            "engram_valid": _valid_share(llms.usage.snapshot().get("engram")),
+            "engram_valid": valid_share(llms.usage.snapshot().get("engram")),
             "turns": turns,
             "usage_by_role": {r: vars(u) for r, u in llms.usage.snapshot().items()},
             "engram_failures": loop.engram_failures,
@@ -128,7 +128,7 @@ def run_mode(mode: str, home: Path, console: Console, adapters: Path | None = No
         }
 
 
-def _valid_share(usage) -> float | None:
+def valid_share(usage) -> float | None:
     """Share of the engram role's answers that parsed into the schema (None: not asked)."""
     return 1 - usage.failures / usage.calls if usage and usage.calls else None
 

@@ -1,7 +1,8 @@
 """bench_game: the evolving-rules game (Paradox Dice Arena), a world whose rules change.
 
     python benchmarks/bench_game.py [--turns 2000] [--seed 7] [--maintain-every 50]
-                                    [--capacity N] [--k 5]
+                                    [--capacity N] [--k 5] [--engram {gold,rules,llm}]
+                                    [--adapters DIR] [--out PATH]
 
 A seeded generator (finetune/data/worlds.py, shared with the fine-tuning data) builds a
 world of dice, creatures, arenas and players (made-up names, some of them near-twins:
@@ -30,6 +31,28 @@ Prints a table and writes JSON (machine, commit, arguments, metrics, size series
 benchmarks/results/bench_game.json. Goals: update fidelity 100%, acc@k >= 95%,
 graph size bounded with maintenance. The exit code is 0 when goals are missed (they are
 reported), nonzero on a crash.
+
+Where the facts come from (``--engram``): ``gold`` (default) writes each statement's fact
+as generated, so no model is involved. ``rules`` and ``llm`` measure extraction end to end:
+every turn's text (announcements, mentions and chit-chat alike) goes through the agent's
+engram (``MemoryLoop.extract(speaker, text)``: the first-person patterns, or the engram role
+on the local llama.cpp server, with the GGUF LoRA ``--adapters DIR/engram.gguf`` switched on
+when given), and what it returns is written with the episode as source, valid from the
+turn's time, conflicts decided by the graph's rule as in the gold mode. Each distinct text is
+read once: both streams write the same facts. The announcer speaks ("Speaker: Announcer"),
+but the fact is about the thing the text names: "the Vexil die has 8 sides" ->
+(Vexil die, has_sides, 8), as the fine-tuning data teaches (finetune/data/engram_gen.py),
+so the gold subject is what the role should produce. An extracted fact matches a gold fact
+of its turn when subject and object are equal under ``entity_key`` (case-folded, spaces
+collapsed, edge punctuation stripped) and the predicates under ``predicate_key`` (snake
+case): the store keys facts and the probes judge them by these forms, so a matched fact is
+one a probe finds; "the Vexil die", "sides" or "8 sides" do not match. Precision = matched
+extracted facts / all extracted facts (chit-chat has no gold fact: whatever it yields counts
+against it); recall = gold facts matched / gold facts (one per statement: an announcement or
+a mention, the turns with a gold fact). Both are also given ignoring the subject (predicate
+and object only). A restatement's fact counts: the agent passes no current facts, so it is
+news to the role. Model calls, answers that parsed and model seconds are the engram role's,
+from ``LLMs.usage``.
 """
 
 from __future__ import annotations
@@ -41,18 +64,24 @@ import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_agent import valid_share
 from bench_store import git_commit, machine
 from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from finetune.data.worlds import DT, KINDS, T0, Probe, generate_world
+from finetune.data.worlds import DT, KINDS, T0, Probe, Turn, generate_world
 from graph_db import GraphSettings, LiquidGraph
 from graph_db.text import entity_key, predicate_key
+from mags_langgraph.llm import LLMs
+from mags_langgraph.loop import Extraction, MemoryLoop
+from mags_langgraph.settings import AgentSettings
 
 ROOT = Path(__file__).resolve().parent
 GOAL_FIDELITY = 1.0
@@ -103,6 +132,49 @@ def judge(hits: list[Any], probe: Probe, k: int) -> dict[str, Any]:
     }
 
 
+def _fact_key(fact: dict[str, Any]) -> tuple[str, str, str]:
+    """(subject, predicate, object) in the store's normal forms."""
+    return (
+        entity_key(str(fact["subject"])),
+        predicate_key(str(fact["predicate"])),
+        entity_key(str(fact["object"])),
+    )
+
+
+def judge_extraction(read: list[tuple[Turn, Extraction]]) -> dict[str, Any]:
+    """Precision and recall of the engram's facts against each turn's gold facts (see the
+    module docstring for the match), facts per statement, failed readings, a few misses."""
+    n: Counter[str] = Counter()
+    misses: list[dict[str, Any]] = []
+    for turn, ex in read:
+        gold = {_fact_key(f) for f in turn.facts}
+        got = [_fact_key(f.model_dump()) for f in ex.facts]
+        n["statements"] += bool(gold)
+        n["facts"] += len(got)
+        n["gold"] += len(gold)
+        n["chatter_facts" if not gold else "statement_facts"] += len(got)
+        n["failed"] += ex.failed
+        for suffix, cut in (("", 0), ("_any_subject", 1)):  # cut 1: without the subject
+            want = {k[cut:] for k in gold}
+            n[f"matched{suffix}"] += sum(k[cut:] in want for k in got)
+            n[f"found{suffix}"] += len(want & {k[cut:] for k in got})
+        if gold and not gold & set(got) and len(misses) < 8:
+            misses.append({"text": turn.episode["text"], "gold": sorted(gold), "got": got})
+    out: dict[str, Any] = {
+        "turns_read": len(read),
+        "statements": n["statements"],
+        "facts": n["facts"],
+        "facts_per_statement": n["statement_facts"] / n["statements"] if n["statements"] else None,
+        "chatter_facts": n["chatter_facts"],
+        "failed": n["failed"],
+    }
+    for suffix in ("", "_any_subject"):
+        out[f"precision{suffix}"] = n[f"matched{suffix}"] / n["facts"] if n["facts"] else None
+        out[f"recall{suffix}"] = n[f"found{suffix}"] / n["gold"] if n["gold"] else None
+    out["misses"] = misses
+    return out
+
+
 def _pct(xs: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(xs), q)) if xs else float("nan")
 
@@ -142,9 +214,12 @@ def run_game(
     as_of_probes: int = 20,
     declare: bool = True,
     progress: bool = False,
+    extract: Callable[[str, str], Extraction] | None = None,
 ) -> dict[str, Any]:
     """Play a seeded world of ``turns`` turns into ``ns`` and measure recall, update
     fidelity, history and graph size; ``maintain_every`` = 0 runs no maintenance.
+    ``extract`` (speaker, text) -> the facts to write, judged against the gold ones
+    (``MemoryLoop.extract``); None writes the gold facts.
 
     With ``declare``, the game's attributes are declared single-valued first
     (``set_cardinality``), as the game's designer would; without it the store's built-in
@@ -163,12 +238,20 @@ def run_game(
     series: list[dict[str, int]] = []
     maint: list[dict[str, Any]] = []
     failures: list[dict[str, Any]] = []
+    read: list[tuple[Turn, Extraction]] = []
     started = time.perf_counter()
     for turn in tqdm(world.turns, desc=ns, unit="turn", disable=not progress, leave=False):
+        facts = turn.facts
+        if extract is not None:  # the engram reads the turn (before the timed writes)
+            facts = []
+            if turn.episode:
+                ex = extract(turn.episode["speaker"], turn.episode["text"])
+                read.append((turn, ex))
+                facts = [{**f.model_dump(), "valid_from": turn.ts} for f in ex.facts]
         t0 = time.perf_counter()
         ep_id = g.add_episodes(ns, [turn.episode])[0] if turn.episode else None
-        if turn.facts:
-            facts = [{**f, "source_episode_id": ep_id} for f in turn.facts]
+        if facts:
+            facts = [{**f, "source_episode_id": ep_id} for f in facts]
             for w in g.add_facts(ns, facts):
                 what = "created+supersedes" if getattr(w, "supersedes", None) else w.action
                 actions[f"{turn.action}->{what}"] += 1
@@ -298,7 +381,38 @@ def run_game(
         "latency_ms": {"recall_p50": _pct(latency, 50), "recall_p95": _pct(latency, 95)},
         "write_seconds": write_s,
         "seconds": time.perf_counter() - started,
+        "extraction": judge_extraction(read) if extract is not None else None,
         "probe_failures": failures,
+    }
+
+
+# --- the engram -------------------------------------------------------------------------
+
+
+def engram_loop(g: LiquidGraph, mode: str, adapters: Path, console: Console) -> MemoryLoop:
+    """The agent's memory loop over ``g``, its engram ``mode`` ("rules" or "llm") on the
+    local llama.cpp server with the LoRA folder ``adapters`` (``engram.gguf``; without one
+    the base model reads). Conflicts go to the graph's rule, as in the gold mode: the engram
+    is the only model asked."""
+    settings = AgentSettings(
+        engram=mode, reconcile="rules", local_adapters=adapters, llm_base_url=None,
+        llm_api_key=None,
+    )  # fmt: skip
+    llms = LLMs(settings, notice=lambda text: console.print(text, style="yellow"))
+    return MemoryLoop(g, llms, settings)
+
+
+def engram_usage(loop: MemoryLoop) -> dict[str, Any]:
+    """The engram role's model, adapters, calls, share of answers that parsed, seconds."""
+    usage = loop.llms.usage.snapshot().get("engram")
+    local = loop.llms.local  # set once a model was asked (the rules start no server)
+    return {
+        "mode": loop.settings.engram,
+        "model": local and local.gguf.name + (" (fallback)" if local.fallback else ""),
+        "adapters": {r: str(p) for r, p in local.adapters.items()} if local else {},
+        "calls": usage.calls if usage else 0,
+        "answers_valid": valid_share(usage),
+        "model_seconds": usage.seconds if usage else 0.0,
     }
 
 
@@ -343,15 +457,40 @@ def _fmt(v: Any) -> str:
     return f"{v:,}" if isinstance(v, int) else str(v)
 
 
-def print_table(console: Console, off: dict[str, Any], on: dict[str, Any], k: int) -> None:
+def _extraction_rows(off: dict[str, Any], on: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
+    """The engram's reading of the turns (the same facts in both streams)."""
+    if off["extraction"] is None or on["extraction"] is None:
+        return []
+
+    def pair(x: dict[str, Any], suffix: str) -> str:
+        return f"{_fmt(x[f'precision{suffix}'])} / {_fmt(x[f'recall{suffix}'])}"
+
+    def per_statement(x: dict[str, Any]) -> str:
+        v = x["facts_per_statement"]
+        return "-" if v is None else f"{v:.2f}"
+
+    shows: list[tuple[str, Callable[[dict[str, Any]], Any]]] = [
+        ("engram facts per statement", per_statement),
+        ("engram precision / recall", lambda x: pair(x, "")),
+        ("  same, any subject", lambda x: pair(x, "_any_subject")),
+        ("engram facts from chit-chat", lambda x: x["chatter_facts"]),
+        ("engram failed readings", lambda x: x["failed"]),
+    ]
+    return [(name, show(off["extraction"]), show(on["extraction"]), "") for name, show in shows]
+
+
+def print_table(
+    console: Console, off: dict[str, Any], on: dict[str, Any], k: int, engram: str = "gold"
+) -> None:
     table = Table(
-        title=f"bench_game: evolving-rules game, {off['turns']} turns, seed {off['seed']}"
+        title=f"bench_game: evolving-rules game, {off['turns']} turns, seed {off['seed']}, "
+        f"facts: {engram}"
     )
     table.add_column("metric")
     table.add_column("maintenance off", justify="right")
     table.add_column(f"on (every {on['maintain_every']})", justify="right")
     table.add_column("goal", justify="right")
-    rows: list[tuple[str, Any, Any, str]] = []
+    rows = _extraction_rows(off, on)
     for mode in ("semantic", "both"):
         for key, goal in (("acc@1", ""), (f"acc@{k}", f">= {GOAL_ACC:.0%}"), ("fidelity", "100%")):
             rows.append(
@@ -423,13 +562,30 @@ def main() -> None:
         action="store_true",
         help="do not declare the game's attributes single-valued (built-in lists decide)",
     )
-    ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_game.json")
+    ap.add_argument(
+        "--engram",
+        choices=("gold", "rules", "llm"),
+        default="gold",
+        help="where the facts come from: the world's gold facts, or the agent's engram "
+        "reading each turn (patterns or the engram role)",
+    )
+    ap.add_argument("--adapters", type=Path, help="folder with engram.gguf (--engram llm)")
+    ap.add_argument("--out", type=Path, help="default results/bench_game[_ENGRAM].json")
     args = ap.parse_args()
+    if args.adapters and not (args.engram == "llm" and (args.adapters / "engram.gguf").is_file()):
+        ap.error("--adapters needs --engram llm and a folder holding engram.gguf (python -m "
+                 "finetune.serve gguf --adapter RUN/adapter --out DIR/engram.gguf)")  # fmt: skip
+    suffix = "" if args.engram == "gold" else f"_{args.engram}"
+    args.out = args.out or ROOT / "results" / f"bench_game{suffix}.json"
     console = Console()
     home = Path(tempfile.mkdtemp(prefix="mags-bench-game-"))
     try:
         settings = GraphSettings(home=home, neo4j_uri=None)
         with LiquidGraph(settings) as g:
+            loop = None
+            if args.engram != "gold":
+                loop = engram_loop(g, args.engram, args.adapters or home / "no-adapters", console)
+            extract = cache(loop.extract) if loop else None  # each text read once
             runs = {}
             for name, every in (("off", 0), ("on", args.maintain_every)):
                 console.log(f"stream with maintenance {name} ...")
@@ -444,12 +600,21 @@ def main() -> None:
                     checkpoint_every=args.checkpoint,
                     declare=not args.no_declare,
                     progress=True,
+                    extract=extract,
                 )
             embedder = g.embedder.name
+            engram = engram_usage(loop) if loop else {"mode": "gold"}
     finally:
         shutil.rmtree(home, ignore_errors=True)
     off, on = runs["off"], runs["on"]
-    print_table(console, off, on, args.k)
+    print_table(console, off, on, args.k, args.engram)
+    if loop:
+        console.print(
+            f"  engram {engram['mode']} on {engram['model'] or 'no model'} (adapters: "
+            f"{', '.join(engram['adapters']) or 'none'}): {engram['calls']} calls, answers "
+            f"valid {_fmt(engram['answers_valid'])}, {engram['model_seconds']:.1f} model "
+            "seconds (each distinct text read once)"
+        )
     met = goals(off, on, args.k)
     for name, gl in met.items():
         mark = "[green]met[/]" if gl["met"] else "[red]NOT met[/]"
@@ -461,6 +626,7 @@ def main() -> None:
         "commit": commit,
         "machine": machine(),
         "embedder": embedder,
+        "engram": engram,
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "goals": met,
         "results": runs,

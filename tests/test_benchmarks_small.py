@@ -24,6 +24,50 @@ def test_evolving_rules_game_keeps_every_update(graph, ns):
     assert semantic["stale_returned"] == 0
     assert semantic["acc@5"] >= 0.9
     assert result["history"]["accuracy"] >= 0.9
+    assert result["extraction"] is None  # the gold facts: nothing read
+
+
+def test_evolving_rules_game_with_the_agents_engram_reads_every_turn(graph, ns, tmp_path):
+    from bench_game import engram_loop, engram_usage, run_game
+    from rich.console import Console
+
+    loop = engram_loop(graph, "rules", tmp_path / "no-adapters", Console())
+    result = run_game(graph, ns, turns=30, seed=3, maintain_every=10, extract=loop.extract)
+    read = result["extraction"]
+    assert read["statements"] == 23  # set, change, revert, mention turns of this world
+    assert read["turns_read"] == 26  # and the chit-chat
+    # the first-person patterns find nothing in third-person announcements: no fact is
+    # written, so no probe finds its answer and no history is there to keep
+    assert (read["facts"], read["precision"], read["recall"]) == (0, None, 0.0)
+    assert result["recall"]["semantic"]["acc@5"] == 0.0
+    assert result["history"]["accuracy"] == 0.0
+    usage = engram_usage(loop)
+    assert (usage["mode"], usage["calls"], usage["model"]) == ("rules", 0, None)
+
+
+def test_game_engram_facts_match_the_gold_fact_on_the_stores_keys():
+    from bench_game import judge_extraction
+
+    from finetune.data.worlds import Turn
+    from mags_langgraph.loop import Extraction
+    from mags_langgraph.schemas import Triplet
+
+    said = "Rule change! From now on, the Vexil die has 8 sides."
+    gold = {"subject": "Vexil die", "predicate": "has_sides", "object": "8"}
+    statement = Turn(1, 0.0, "change", {"text": said}, [gold])
+    chatter = Turn(2, 60.0, "chatter", {"text": "Zorax: my lucky socks are jade today."})
+    read = [
+        (statement, Extraction([
+            Triplet(subject="VEXIL  die", predicate="Has sides", object="8."),  # matches
+            Triplet(subject="the Vexil die", predicate="has_sides", object="8"),  # subject off
+            Triplet(subject="Vexil die", predicate="sides", object="8"),  # predicate off
+        ])),
+        (chatter, Extraction([Triplet(subject="Zorax", predicate="socks_are", object="jade")])),
+    ]  # fmt: skip
+    got = judge_extraction(read)
+    assert (got["precision"], got["recall"]) == (1 / 4, 1.0)
+    assert (got["precision_any_subject"], got["recall_any_subject"]) == (2 / 4, 1.0)
+    assert (got["facts_per_statement"], got["chatter_facts"], got["misses"]) == (3.0, 1, [])
 
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
