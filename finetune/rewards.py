@@ -10,7 +10,7 @@ role's JSON scores 0 on every reward but ``format`` (so nothing pays for broken 
 - ``grounding`` (engram): share of triplets whose subject and object are grounded: the
   speaker or user, a span of the turn (or all its content words in the turn), or an entity
   of a given current fact. First or second person ("I", "my sister", "you") never is.
-  No triplets: 1.
+  No triplets: 1 when the gold has none either, else 0 (silence must not pay).
 - ``triplet_f1`` (engram): F1 of the triplets against gold; a pair matches on subject
   (``entity_key``, articles dropped), normalised predicate (``predicate_key`` + synonyms) and
   object (same key, or cosine >= ``object_similarity`` with the default embedder). Both
@@ -251,8 +251,15 @@ def grounding_report(text: str, example: EngramExample) -> GroundingReport | Non
 
 
 def grounding_score(text: str, example: EngramExample) -> float:
+    """``GroundingReport.score``; but no triplets where the gold has some scores 0: silence
+    invents nothing, and paying it for that taught GRPO to answer every turn with no facts
+    (measured: 16 steps on SmolLM2-135M, 199 of 200 test turns answered ``{"facts":[]}``)."""
     report = grounding_report(text, example)
-    return report.score if report is not None else 0.0
+    if report is None:
+        return 0.0
+    if not report.triplets:
+        return 0.0 if example.output.facts else 1.0
+    return report.score
 
 
 def invented_entities(text: str, example: EngramExample) -> int:

@@ -253,6 +253,7 @@ def test_grounding_first_person_is_a_violation() -> None:
 
 def test_grounding_of_no_facts_and_of_broken_output() -> None:
     assert grounding_score('{"facts": []}', CHITCHAT) == 1.0
+    assert grounding_score('{"facts": []}', ENGRAM) == 0.0  # silence where facts were due
     assert grounding_score("Maya lives in Leeds.", ENGRAM) == 0.0
     assert grounding_report("Maya lives in Leeds.", ENGRAM) is None
 
