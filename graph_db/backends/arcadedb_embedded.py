@@ -29,6 +29,7 @@ from graph_db.errors import GraphUnavailableError, HomeLockedError
 log = logging.getLogger(__name__)
 
 _BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
+_PORT_ATTEMPTS = 3  # fresh ports each time: another process may take one before the engine binds
 _LOG_PROPERTIES = """\
 handlers = java.util.logging.FileHandler, java.util.logging.ConsoleHandler
 .level = INFO
@@ -56,10 +57,19 @@ class Endpoint:
     owner_pid: int
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct free loopback ports: held open together, so the OS cannot hand the
+    same one out twice (it can between two separate look-ups)."""
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            socks.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _reachable(port: int) -> bool:
@@ -170,29 +180,35 @@ class EmbeddedArcadeDB:
 
         if not jpype.isJVMStarted():  # one JVM per process: the first home sets its options
             start_jvm(heap_size=self.heap, jvm_args=[f"-Djava.util.logging.config.file={props}"])
-        bolt_port = _free_port()
-        self._server = arcadedb.create_server(
-            str(root),
-            root_password=password,
-            config={
-                "host": "127.0.0.1",
-                "http_port": _free_port(),
-                "server_plugins": _BOLT_PLUGIN,
-                "bolt_port": bolt_port,
-            },
-        )
-        try:
-            self._server.start()
-            if (root / "databases" / self.database).exists():
-                self._db = self._server.get_database(self.database)
-            else:
-                self._db = self._server.create_database(self.database)
-        except Exception as e:
-            self._server.stop()
-            raise GraphUnavailableError(
-                f"Could not start the embedded ArcadeDB in {root}: {e}. "
-                f"See {logdir} for the engine's log."
-            ) from e
+        for attempt in range(_PORT_ATTEMPTS):
+            bolt_port, http_port = _free_ports(2)
+            self._server = arcadedb.create_server(
+                str(root),
+                root_password=password,
+                config={
+                    "host": "127.0.0.1",
+                    "http_port": http_port,
+                    "server_plugins": _BOLT_PLUGIN,
+                    "bolt_port": bolt_port,
+                },
+            )
+            try:
+                self._server.start()
+                if (root / "databases" / self.database).exists():
+                    self._db = self._server.get_database(self.database)
+                else:
+                    self._db = self._server.create_database(self.database)
+                break
+            except Exception as e:
+                self._server.stop()
+                # a free port can be taken by another process before the engine binds it
+                if "Unable to listen" in str(e) and attempt + 1 < _PORT_ATTEMPTS:
+                    log.info("embedded ArcadeDB: a port was taken meanwhile (%s); retrying", e)
+                    continue
+                raise GraphUnavailableError(
+                    f"Could not start the embedded ArcadeDB in {root}: {e}. "
+                    f"See {logdir} for the engine's log."
+                ) from e
         _write_private(
             self._endpoint_file, json.dumps({"bolt_port": bolt_port, "pid": os.getpid()})
         )
