@@ -41,9 +41,10 @@ def adapter_card(adapter: Path) -> dict[str, Any]:
 def adapters_dir() -> Path:
     """Where the local server looks for ``<role>.gguf`` (the same rule as the server's)."""
     from graph_db.settings import GraphSettings
+    from mags_langgraph.llm.adapters import adapters_folder
     from mags_langgraph.settings import AgentSettings
 
-    return AgentSettings().local_adapters or GraphSettings().home / "adapters"
+    return adapters_folder(AgentSettings(), GraphSettings().home)
 
 
 def to_gguf(

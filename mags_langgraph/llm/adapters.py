@@ -20,13 +20,15 @@ def _field(reader: Any, key: str) -> Any:
     return None if field is None else field.contents()
 
 
-def lora_fits(lora: Path, base: Path) -> str | None:
-    """None when ``lora`` is a GGUF LoRA whose every tensor pair fits a tensor of ``base``;
-    else the reason it does not."""
+def lora_fits(lora: Path, base: Path, reader: Any = None) -> str | None:
+    """None when ``lora`` is a GGUF LoRA whose every tensor pair fits a tensor of ``base``
+    (``reader``: base's ``GGUFReader``, when several adapters are checked against it); else
+    the reason it does not."""
     from gguf import GGUFReader
 
     try:
-        adapter, model = GGUFReader(str(lora)), GGUFReader(str(base))
+        adapter = GGUFReader(str(lora))
+        model = reader or GGUFReader(str(base))
     except (OSError, ValueError) as e:
         return f"{lora.name} is not a readable GGUF ({e})"
     if _field(adapter, "general.type") != "adapter" or _field(adapter, "adapter.type") != "lora":
@@ -57,15 +59,26 @@ def lora_fits(lora: Path, base: Path) -> str | None:
 def role_adapters(
     folder: Path, base: Path, roles: Iterable[str], notice: Callable[[str], Any] = print
 ) -> dict[str, Path]:
-    """The adapters in ``folder`` that fit ``base``, by role (``<role>.gguf``)."""
+    """The adapters in ``folder`` that fit ``base``, by role (``<role>.gguf``). The base is
+    parsed once, and only when there is an adapter (it takes seconds: its vocabulary)."""
+    from gguf import GGUFReader
+
     found: dict[str, Path] = {}
+    model = None
     for role in roles:
         path = folder / f"{role}.gguf"
         if not path.is_file():
             continue
-        why = lora_fits(path, base)
+        model = model or GGUFReader(str(base))
+        why = lora_fits(path, base, model)
         if why is None:
             found[role] = path
         else:
             notice(f"Notice: not using the {role} adapter: {why}. Retrain or reconvert it.")
     return found
+
+
+def adapters_folder(settings: Any, home: Path, given: Path | None = None) -> Path:
+    """Where the local server looks for role adapters: ``MAGS_LOCAL_ADAPTERS``, else the
+    folder a caller gives, else ``<MAGS_HOME>/adapters``."""
+    return settings.local_adapters or given or home / "adapters"

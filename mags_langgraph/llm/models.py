@@ -126,11 +126,12 @@ class LLMs:
         extra: dict[str, Any] = {}
         if base_url is None and key is None:  # nothing configured: the embedded server
             from graph_db.settings import GraphSettings
+            from mags_langgraph.llm.adapters import adapters_folder
             from mags_langgraph.llm.local import LocalServer
 
             home = GraphSettings().home
             models_dir = self._models_dir or home / "models"
-            adapters_dir = s.local_adapters or self._adapters_dir or home / "adapters"
+            adapters_dir = adapters_folder(s, home, self._adapters_dir)
             self.local = LocalServer.shared(s, models_dir, adapters_dir, self._notice)
             base_url, model = self.local.base_url, f"mags-{role}"  # llama.cpp ignores it
             if self.local.adapters:  # the role's adapter on (if it has one), the others off
