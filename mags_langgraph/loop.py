@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 _CITATION = re.compile(r"\[(\d{1,2})\]")
 _SELF = {"i", "me", "my", "myself", "user", "the user", "you"}
 ASSISTANT = "assistant"
+ENGRAM_FACTS = 6  # current facts shown to the engram role (its training data shows 0-8)
+PLAN_HISTORY = 4  # the thread's last turns shown to the recall role
+Said = tuple[str, str]  # (speaker, text): a turn of the thread
 
 
 def check_user(user: object) -> str:
@@ -97,23 +100,25 @@ class MemoryLoop:
         return [SystemMessage(prompts.ROUTE.format(user=user)), HumanMessage(message)]
 
     # -- recall -------------------------------------------------------------------------
-    def queries(self, user: str, message: str) -> list[str]:
+    def queries(self, user: str, message: str, history: Sequence[Said] = ()) -> list[str]:
         """What to search for: the message, or (``recall_queries="llm"``) also the recall
-        role's queries for it (its ``RecallPlan``: pronouns resolved, one per thing asked)."""
+        role's queries for it (its ``RecallPlan``: pronouns resolved from ``history``, the
+        thread's last turns as (speaker, text), one query per thing asked)."""
         if self.settings.recall_queries != "llm":
             return [message]
         try:
-            plan = self.llms.structured("recall", self._plan_prompt(user, message), RecallPlan)
+            prompt = self._plan_prompt(user, message, history)
+            plan = self.llms.structured("recall", prompt, RecallPlan)
         except Exception as e:  # invalid or unreachable: the message itself is searched
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
         return [message, *plan.queries]  # blank ones fail the schema
 
-    async def aqueries(self, user: str, message: str) -> list[str]:
+    async def aqueries(self, user: str, message: str, history: Sequence[Said] = ()) -> list[str]:
         if self.settings.recall_queries != "llm":
             return [message]
         try:
-            prompt = self._plan_prompt(user, message)
+            prompt = self._plan_prompt(user, message, history)
             plan = await self.llms.astructured("recall", prompt, RecallPlan)
         except Exception as e:
             log.warning("recall role failed (%s): searching the message", e)
@@ -121,10 +126,10 @@ class MemoryLoop:
         return [message, *plan.queries]  # blank ones fail the schema
 
     @staticmethod
-    def _plan_prompt(user: str, message: str) -> list[BaseMessage]:
+    def _plan_prompt(user: str, message: str, history: Sequence[Said]) -> list[BaseMessage]:
         """The recall role's prompt, as its adapter was trained on (``finetune.prompting``)."""
         today = datetime.now(UTC).date().isoformat()
-        turn = prompts.recall_input(message, date=today)
+        turn = prompts.recall_input(message, date=today, history=history[-PLAN_HISTORY:])
         return [SystemMessage(prompts.RECALL_PLAN.format(user=user)), HumanMessage(turn)]
 
     def recall(
@@ -253,13 +258,26 @@ class MemoryLoop:
             return mode == "llm"
         return not self.llms.fallback or self.llms.adapted("engram")
 
+    def current_facts(self, ns: str, message: str) -> list[tuple[str, str, str]]:
+        """The few current facts ``message`` may touch (the nearest ones in the semantic
+        block), for the engram role: a change then gives the new value only, and a
+        restatement nothing."""
+        try:
+            hits = self.graph.search(ns, message, k=2 * ENGRAM_FACTS, blocks="semantic")
+        except UnknownNamespaceError:
+            return []  # a new user: nothing known yet
+        props = [h.memory.properties for h in hits if h.memory.properties.get("valid_to") is None]
+        return [(p["subject"], p["predicate"], p["object"]) for p in props][:ENGRAM_FACTS]
+
     def _engram_prompt(self, user: str, message: str) -> list[BaseMessage]:
         today = datetime.now(UTC).date().isoformat()
-        turn = prompts.engram_input(message, speaker=user, date=today)
+        facts = self.current_facts(user, message)
+        turn = prompts.engram_input(message, speaker=user, date=today, facts=facts)
         return [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(turn)]
 
     def extract(self, user: str, message: str) -> Extraction:
-        """The facts ``message`` states (model or patterns, see ``AgentSettings.engram``)."""
+        """The facts ``message`` states (model or patterns, see ``AgentSettings.engram``).
+        ``user`` is the speaker and the namespace whose current facts the model sees."""
         if not self._engram_by_model():
             return self._checked_facts(user, rules.facts_from(message, user), "rules")
         try:
@@ -274,8 +292,9 @@ class MemoryLoop:
         if not self._engram_by_model():
             return self._checked_facts(user, rules.facts_from(message, user), "rules")
         try:
+            prompt = await asyncio.to_thread(self._engram_prompt, user, message)
             out = await self.llms.astructured(
-                "engram", self._engram_prompt(user, message), Engram, self.settings.engram_retries
+                "engram", prompt, Engram, self.settings.engram_retries
             )
         except Exception as e:  # invalid output, or the model unreachable: turn kept as is
             return self._failed(e)

@@ -24,7 +24,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from graph_db import FactWrite, LiquidGraph, MagsError
 from graph_db.models import Recalled
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import MemoryLoop, check_user
+from mags_langgraph.loop import ASSISTANT, PLAN_HISTORY, MemoryLoop, Said, check_user
 from mags_langgraph.schemas import Route, Triplet
 from mags_langgraph.settings import AgentSettings
 
@@ -117,7 +117,8 @@ class MemoryNodes:
     def recall(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
         try:
-            found = self.loop.recall(ns, self.loop.queries(ns, message), route_of(state))
+            queries = self.loop.queries(ns, message, _said(ns, state["messages"]))
+            found = self.loop.recall(ns, queries, route_of(state))
         except MagsError as e:  # answer without memories rather than not at all
             log.warning("recall failed (%s); answering without memories", e)
             found = []
@@ -126,7 +127,7 @@ class MemoryNodes:
     async def arecall(self, state: MemoryState, config: RunnableConfig) -> dict:
         ns, message = user_of(state, config), last_user_message(state["messages"])
         try:
-            queries = await self.loop.aqueries(ns, message)
+            queries = await self.loop.aqueries(ns, message, _said(ns, state["messages"]))
             found = await self.loop.arecall(ns, queries, route_of(state))
         except MagsError as e:
             log.warning("recall failed (%s); answering without memories", e)
@@ -196,6 +197,18 @@ def _history(messages: list[BaseMessage]) -> list[BaseMessage]:
     """The thread's last messages for the respond role, without failure notices."""
     kept = [m for m in messages if not m.additional_kwargs.get("mags_error")]
     return kept[-HISTORY_MESSAGES:]
+
+
+def _said(user: str, messages: list[BaseMessage]) -> list[Said]:
+    """The thread's turns before the last user message, as (speaker, text), for the
+    recall role to resolve pronouns from."""
+    last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
+    kept = [m for m in messages[:last] if not m.additional_kwargs.get("mags_error")]
+    return [
+        (user if isinstance(m, HumanMessage) else ASSISTANT, str(m.text))
+        for m in kept[-PLAN_HISTORY:]
+        if isinstance(m, HumanMessage | AIMessage) and str(m.text).strip()
+    ]
 
 
 def _no_answer(error: Exception) -> dict:

@@ -189,6 +189,39 @@ def test_the_recall_role_adds_queries_and_invalid_output_falls_back(graph, ns):
     assert again["memories"] and llms.usage.snapshot()["recall"].failures == 2
 
 
+class Recording(FakeMessagesListChatModel):
+    """A scripted model that keeps the last user message of every prompt it is sent."""
+
+    seen: list[str]
+
+    def _generate(self, messages, *args, **kwargs):
+        self.seen.append(str(messages[-1].content))
+        return super()._generate(messages, *args, **kwargs)
+
+
+def test_the_engram_role_sees_current_facts_and_the_recall_role_the_thread(graph, ns):
+    """What the adapters were trained on: the facts a turn may change, the turns before."""
+    s = AgentSettings(engram="llm", reconcile="rules", recall_queries="llm")
+    engram = Recording(
+        responses=[AIMessage(facts_json(("I", "lives_in", "Leeds"))), AIMessage('{"facts": []}')],
+        seen=[],
+    )
+    plan = json.dumps({"recall": True, "blocks": "semantic", "queries": [f"where {ns} lives"]})
+    recall = Recording(responses=[AIMessage(plan), AIMessage(plan)], seen=[])
+    models = {"engram": engram, "recall": recall, "respond": fake("Leeds, nice.", "Noted.")}
+    llms = LLMs(s, models=models)
+    app = build_mags_graph(graph, llms, s, checkpointer=InMemorySaver())
+    turn(app, ns, "I moved to Leeds last week.")
+    turn(app, ns, "I just moved to York.")
+    assert "Current facts" not in engram.seen[0]  # a new user: nothing known
+    assert f"Current facts: {ns} | lives_in | Leeds" in engram.seen[1]
+    assert "Earlier turns" not in recall.seen[0]
+    assert (
+        f"Earlier turns:\n{ns}: I moved to Leeds last week.\nassistant: Leeds, nice."
+        in (recall.seen[1])
+    )
+
+
 class CutOffOnce(FakeMessagesListChatModel):
     """An endpoint that stops the first answer at the token limit (openai raises for it)."""
 
