@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -229,9 +230,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"role": args.role, "split": args.split, "source": args.source, "limit": args.limit}
     info = {**meta, "guardrails": args.guardrails, "machine": platform.platform()}
+    info["commit"] = git_commit()
     out.write_text(json.dumps({**info, "results": results}, indent=2))
     print(f"wrote {out}")
     return 0
+
+
+def git_commit() -> str:
+    """The commit the scores were taken at ("+dirty": tracked files changed), for the JSON."""
+    cmd = ["git", "describe", "--always", "--dirty=+dirty"]
+    here = Path(__file__).parent
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=here).stdout.strip()
 
 
 if __name__ == "__main__":

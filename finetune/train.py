@@ -244,9 +244,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--config", required=True, help="a TOML of finetune/configs/")
     parser.add_argument("--out", help="output folder (default runs/<role>-<config name>)")
     parser.add_argument("--max-steps", type=int, help="override grpo.max_steps")
+    parser.add_argument("--sft-steps", type=int, help="override sft.steps (0: no cold start)")
     args = parser.parse_args(argv)
     try:
         config = load_train_config(args.config)
+        if args.sft_steps is not None:
+            sft = config.sft.model_copy(update={"steps": args.sft_steps})
+            config = config.model_copy(update={"sft": sft})
         out = Path(args.out or f"runs/{args.role}-{Path(args.config).stem}")
         info = train(args.role, config, out, max_steps=args.max_steps)
     except MagsError as e:
