@@ -154,9 +154,10 @@ def train(
         processing_class=tokenizer,
         peft_config=peft_config,
     )
-    trainer.train(resume_from_checkpoint=last_checkpoint(out))
+    resumed = last_checkpoint(out)
+    trainer.train(resume_from_checkpoint=resumed)
     seconds = time.perf_counter() - t0
-    return save(trainer, role, config, out, seconds, len(examples))
+    return save(trainer, role, config, out, seconds, len(examples), resumed)
 
 
 def _run_args(config: TrainConfig, out: Path) -> dict[str, Any]:
@@ -210,8 +211,12 @@ def cold_start(model, tokenizer, examples, config: TrainConfig, peft_config, out
     return trainer.model
 
 
-def save(trainer, role: str, config: TrainConfig, out: Path, seconds: float, n: int) -> dict:
-    """The adapter (PEFT format, naming the hub base), its card and the metrics."""
+def save(
+    trainer, role: str, config: TrainConfig, out: Path, seconds: float, n: int, resumed: str | None
+) -> dict:
+    """The adapter (PEFT format, naming the hub base), its card and the metrics.
+    ``train_seconds`` is this invocation's; ``resumed_from`` the GRPO checkpoint it went on
+    from (the earlier invocations' time is not known)."""
     adapter = out / "adapter"
     trainer.save_model(str(adapter))
     card_path = adapter / "adapter_config.json"
@@ -222,8 +227,10 @@ def save(trainer, role: str, config: TrainConfig, out: Path, seconds: float, n: 
         "role": role,
         "base_model": config.model.name,
         "gguf": config.model.gguf or None,
+        "sft_steps": config.sft.steps,
         "steps": trainer.state.global_step,
         "train_seconds": round(seconds, 1),
+        "resumed_from": resumed,
         "train_examples": n,
         "config": config.model_dump(mode="json"),
         "data_manifest": _manifest(config),
