@@ -24,7 +24,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from graph_db import FactWrite, LiquidGraph, MagsError
 from graph_db.models import Recalled
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import ASSISTANT, PLAN_HISTORY, MemoryLoop, Said, check_user
+from mags_langgraph.loop import ASSISTANT, MemoryLoop, Said, check_user
 from mags_langgraph.schemas import Route, Triplet
 from mags_langgraph.settings import AgentSettings
 
@@ -201,13 +201,14 @@ def _history(messages: list[BaseMessage]) -> list[BaseMessage]:
 
 def _said(user: str, messages: list[BaseMessage]) -> list[Said]:
     """The thread's turns before the last user message, as (speaker, text), for the
-    recall role to resolve pronouns from."""
+    recall role to resolve pronouns from (the loop keeps the last few)."""
     last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
-    kept = [m for m in messages[:last] if not m.additional_kwargs.get("mags_error")]
     return [
         (user if isinstance(m, HumanMessage) else ASSISTANT, str(m.text))
-        for m in kept[-PLAN_HISTORY:]
-        if isinstance(m, HumanMessage | AIMessage) and str(m.text).strip()
+        for m in messages[:last]
+        if isinstance(m, HumanMessage | AIMessage)
+        and not m.additional_kwargs.get("mags_error")
+        and str(m.text).strip()
     ]
 
 
