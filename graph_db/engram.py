@@ -15,7 +15,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -30,7 +30,10 @@ from graph_db.reconcile import (
     Cardinality,
     Conflict,
     FactView,
+    Kind,
+    PredicateInfo,
     Verdict,
+    cardinality,
     default_adjudicator,
 )
 from graph_db.search import Searcher
@@ -70,6 +73,29 @@ class Prepared(NamedTuple):
     texts: list[str]
     vectors: np.ndarray
     views: list[dict[str, np.ndarray]]  # per item: sentence views, in-context vector
+
+
+@dataclass
+class Plan:
+    """How a batch of facts is reconciled: each new fact's ``Outcome``, each predicate's
+    cardinality, what the conflicts taught (written with the batch), and the current
+    facts it was planned against (re-checked inside the write transaction)."""
+
+    outcomes: dict[int, Outcome]
+    kinds: dict[str, Kind]
+    lessons: dict[str, PredicateInfo]
+    seen: dict[int, list[str]]
+
+
+def _current_by_index(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        out.setdefault(r["i"], []).append(r)
+    return out
+
+
+def _ids(current: dict[int, list[dict[str, Any]]]) -> dict[int, list[str]]:
+    return {i: sorted(r["id"] for r in rows) for i, rows in current.items() if rows}
 
 
 @dataclass
@@ -128,7 +154,7 @@ class Engram:
         self.searcher = searcher
         self.settings = settings
         self.on_write = on_write
-        self.cardinality = Cardinality(backend, settings)
+        self.cardinality = Cardinality(backend)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return check_vectors(self.embedder.embed(texts), self.embedder.dim, len(texts))
@@ -424,11 +450,31 @@ class Engram:
         ]
         fids = [f.id or new_id() for f in items]
         born = [to_epoch(f.valid_from) if f.valid_from is not None else now for f in items]
-        plan = self._reconcile(ns, prepared, vectors, keys, fids, born, adjudicator)
-        exact = [self.cardinality.kind(ns, p[2]) == "functional" for p in prepared]
+        fallback = default_adjudicator(self.settings.reconcile_margin)
+        judge = fallback if adjudicator is None else _guarded(adjudicator, fallback)
+        asks = adjudicator is not None
+        predicates = [p[2] for p in prepared]
+
+        def plan_with(run: Callable[..., list[dict[str, Any]]]) -> Plan:
+            current = _current_by_index(run("facts_current_by_key", ns=ns, keys=keys))
+            infos = self.cardinality.infos(run, ns, predicates)
+            return self._reconcile(prepared, vectors, keys, fids, born, judge, asks, current, infos)
+
+        # planned before the transaction (an adjudicator may be an LLM: slow), re-checked in it
+        planned = plan_with(self.backend.read)
 
         def work(tx: Tx) -> list[FactWrite]:
-            tx.run("namespace_touch", ns=ns, now=now)
+            tx.run("namespace_touch", ns=ns, now=now)  # the namespace's writers queue here
+            rows = tx.run("facts_current_by_key", ns=ns, keys=keys)
+            current = _current_by_index(rows)
+            # another writer changed these facts since planning: plan again on what is now
+            # current, inside the transaction (two writers of one single-valued predicate
+            # must leave one current value, one SUPERSEDES chain)
+            plan = planned if _ids(current) == planned.seen else plan_with(tx.run)
+            exact = [plan.kinds[p] == "functional" for p in predicates]
+            lessons = Cardinality.lessons_rows(ns, plan.lessons)
+            if lessons:
+                tx.run("predicates_learn", ns=ns, rows=lessons)
             closing, superseding = [], []
             if sources:
                 found = {r["memory"]["id"] for r in tx.run(
@@ -440,9 +486,6 @@ class Engram:
                         f"source episode(s) {missing} not found in namespace {ns!r}; "
                         "write the episode first and pass its id"
                     )
-            current: dict[int, list[dict[str, Any]]] = {}
-            for r in tx.run("facts_current_by_key", ns=ns, keys=keys):
-                current.setdefault(r["i"], []).append(r)
             results: list[FactWrite] = []
             create, reinforce, derived, about = [], [], [], []
             created: list[int] = []  # the index in the batch of each row of ``create``
@@ -461,7 +504,7 @@ class Engram:
                         derived.append({"a": dup, "b": f.source_episode_id})
                     continue
                 fid = fids[i]
-                outcome = plan.get(i, Outcome())
+                outcome = plan.outcomes.get(i, Outcome())
                 if outcome.rejected_by is None:
                     created_keys.setdefault(key, []).append((fid, vec, obj))
                 created.append(i)
@@ -546,41 +589,46 @@ class Engram:
 
     def _reconcile(
         self,
-        ns: str,
         prepared: list[tuple[FactIn, str, str, str, str]],
         vectors: np.ndarray,
         keys: list[dict[str, Any]],
         fids: list[str],
         born: list[float],
-        adjudicator: Adjudicator | None,
-    ) -> dict[int, Outcome]:
-        """Conflicts of the new facts with current ones (and, in time order, with each
-        other), adjudicated before the write transaction opens (an adjudicator may be an
-        LLM: slow). Returns what each new fact does: replace some, or lose."""
-        stored: dict[int, list[dict[str, Any]]] = {}
-        for r in self.backend.read("facts_current_by_key", ns=ns, keys=keys):
-            stored.setdefault(r["i"], []).append(r)
-        fallback = default_adjudicator(self.settings.reconcile_margin)
-        judge = fallback if adjudicator is None else _guarded(adjudicator, fallback)
+        judge: Adjudicator,
+        asks: bool,
+        stored: dict[int, list[dict[str, Any]]],
+        infos: dict[str, PredicateInfo],
+    ) -> Plan:
+        """Conflicts of the new facts with the ``stored`` current ones (and, in time order,
+        with each other). ``asks``: a custom adjudicator is given; predicates of unknown
+        cardinality are then put to it, and its verdicts teach the namespace."""
+        infos = {name: replace(info) for name, info in infos.items()}  # learned as we go
+        lessons: dict[str, PredicateInfo] = {}
         live: dict[tuple[str, str], list[tuple[FactView, np.ndarray, str]]] = {}
-        plan: dict[int, Outcome] = {}
+        outcomes: dict[int, Outcome] = {}
+        kinds: dict[str, Kind] = {}
         for i in sorted(range(len(prepared)), key=lambda j: (born[j], j)):
             f, subject, predicate, obj, _ = prepared[i]
             here = live.setdefault((keys[i]["subject_key"], predicate), [
                 (_stored_view(r), np.asarray(r["embedding"], dtype=np.float32), r["object"] or "")
                 for r in stored.get(i, [])
             ])  # fmt: skip
-            kind = self.cardinality.kind(ns, predicate)
+            kind = kinds[predicate] = cardinality(predicate, infos[predicate])
             same = [(v.id, e, o) for v, e, o in here]
             if self._duplicate_of(vectors[i], obj, [], same, kind == "functional"):
                 continue  # merged on write, not a conflict
             new = FactView(fids[i], subject, predicate, obj, f.confidence, f.salience, born[i])
-            outcome = plan[i] = Outcome()
-            if kind == "functional" or (kind == "unknown" and adjudicator is not None):
+            outcome = outcomes[i] = Outcome()
+            if kind == "functional" or (kind == "unknown" and asks):
                 for cur, _, _ in list(here):
                     verdict = judge(Conflict(new=new, current=cur))
                     if kind == "unknown":
-                        self.cardinality.learn(ns, predicate, replaced=verdict.winner != "both")
+                        for table in (infos, lessons):
+                            info = table.setdefault(predicate, PredicateInfo())
+                            if verdict.winner == "both":
+                                info.kept_both += 1
+                            else:
+                                info.replaced += 1
                     if verdict.winner == "old":
                         outcome.rejected_by = (cur.id or "", verdict.reason)
                         outcome.valid_to = max(born[i], cur.valid_from)
@@ -592,7 +640,9 @@ class Engram:
                 gone = {old for old, _ in outcome.supersedes}
                 here[:] = [t for t in here if t[0].id not in gone]
                 here.append((new, vectors[i], obj))
-        return plan
+        for predicate in infos:  # every predicate of the batch, merged ones included
+            kinds.setdefault(predicate, cardinality(predicate, infos[predicate]))
+        return Plan(outcomes, kinds, lessons, _ids(stored))
 
     def _duplicate_of(
         self,

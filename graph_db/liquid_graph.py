@@ -38,14 +38,16 @@ from graph_db.models import (
 )
 from graph_db.plasticity import Plasticity
 from graph_db.recall import Recaller, as_queries
-from graph_db.reconcile import Adjudicator
+from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, predicate_node_key
 from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.text import check_ns, check_text, entity_key, predicate_key
 from graph_db.vecpack import with_packed
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 2  # 2: recall vectors packed in one string (graph_db/vecpack.py)
+# 2: recall vectors packed in one string (graph_db/vecpack.py); 3: a namespace's predicate
+# cardinality in Predicate nodes (was one JSON blob per namespace)
+SCHEMA_VERSION = 3
 _EPISODE_UPDATABLE = {"text", "speaker", "salience", "importance", "metadata", "permanent"}
 _FACT_UPDATABLE = {
     "subject", "predicate", "object", "confidence", "salience", "importance",
@@ -70,8 +72,10 @@ class LiquidGraph:
             stored = self._stored_meta()
             self._check_dimension(stored)
             self.backend.ensure_schema(self.embedder.dim)
-            if stored is not None and stored.get("version", 1) < SCHEMA_VERSION:
+            if stored is not None and stored.get("version", 1) < 2:
                 self._pack_vectors()
+            if stored is not None and stored.get("version", 1) < 3:
+                self._split_cardinality()
             if stored is None or stored.get("version", 1) < SCHEMA_VERSION:
                 mine = {**(stored or {}), "version": SCHEMA_VERSION, "dim": self.embedder.dim}
                 mine.setdefault("model", self.embedder.name)
@@ -132,6 +136,25 @@ class LiquidGraph:
             packed = [{"id": r["id"], "ns": r["ns"], "vecs": with_packed(r)["vecs"]} for r in rows]
             self.backend.write("vecs_set", rows=packed)
             done.update(r["id"] for r in rows)
+
+    def _split_cardinality(self) -> None:
+        """Schema 2 -> 3: each namespace's cardinality blob becomes Predicate nodes."""
+        for row in self.backend.read("legacy_cardinality"):
+            ns = row["key"][len(LEGACY_META_PREFIX) :]
+            table = json.loads(row["value"] or "{}")
+
+            def work(tx: Tx, ns: str = ns, table: dict = table, key: str = row["key"]) -> None:
+                for name, entry in table.items():
+                    info = PredicateInfo.of(entry)
+                    lesson = {"key": predicate_node_key(ns, name), "name": name,
+                              "replaced": info.replaced, "kept_both": info.kept_both}  # fmt: skip
+                    tx.run("predicates_learn", ns=ns, rows=[lesson])
+                    if "override" in entry:
+                        tx.run("predicate_set", ns=ns, key=lesson["key"], predicate=name,
+                               override=bool(entry["override"]))  # fmt: skip
+                tx.run("meta_delete", key=key)
+
+            self.backend.write_tx(work)
 
     def _check_dimension(self, stored: dict[str, Any] | None) -> None:
         """The store remembers its embedding dimension: a different model is refused."""
@@ -361,7 +384,8 @@ class LiquidGraph:
         return self._plasticity.reinforce(ns, used, usefulness)
 
     def flush(self) -> None:
-        """Wait until the background plasticity writes of earlier recalls are stored."""
+        """Wait until the background plasticity writes of earlier recalls are stored (for a
+        test or a measurement that reads them; correctness never needs it)."""
         self._plasticity.flush()
 
     def maintain(
@@ -498,10 +522,15 @@ class LiquidGraph:
     def forget_namespace(self, ns: str) -> int:
         """Delete everything a namespace holds; returns the number of nodes deleted."""
         ns = check_ns(ns)
-        rows = self.backend.write("namespace_delete", ns=ns)
-        self._engram.cardinality.reset(ns)
+
+        def work(tx: Tx) -> int:
+            tx.run("predicates_drop", ns=ns)
+            rows = tx.run("namespace_delete", ns=ns)
+            return int(rows[0]["deleted"]) if rows else 0
+
+        deleted = self.backend.write_tx(work)
         self._namespace_changed(ns, exists=False)
-        return int(rows[0]["deleted"]) if rows else 0
+        return deleted
 
     # -- snapshots -----------------------------------------------------------------------
     def export(self, ns: str, path: str | Path) -> Path:

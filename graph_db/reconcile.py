@@ -14,13 +14,11 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from graph_db.backends import GraphBackend
-from graph_db.settings import GraphSettings
 
 
 def _words(text: str) -> frozenset[str]:
@@ -46,7 +44,9 @@ MULTI_VALUED = _words(
 )
 FUNCTIONAL_PREFIXES = ("favourite_", "favorite_", "current_", "number_of_", "has_number_of_")
 FUNCTIONAL_SUFFIXES = ("_count", "_age", "_name", "_date", "_status", "_color", "_colour")
-_META_KEY = "cardinality:"
+LEGACY_META_PREFIX = "cardinality:"  # schema < 3: one JSON blob per namespace
+Kind = Literal["functional", "multi", "unknown"]
+Run = Callable[..., list[dict]]  # backend.read, or Tx.run inside a transaction
 
 
 @dataclass(frozen=True)
@@ -102,60 +102,74 @@ def default_adjudicator(margin: float) -> Adjudicator:
     return adjudicate
 
 
+@dataclass
+class PredicateInfo:
+    """What a namespace declared (``override``) and learned (adjudicated conflicts that
+    replaced the current value, or kept both) about one predicate."""
+
+    override: bool | None = None
+    replaced: int = 0
+    kept_both: int = 0
+
+    @classmethod
+    def of(cls, row: dict | None) -> PredicateInfo:
+        if not row:
+            return cls()
+        return cls(row.get("override"), int(row.get("replaced") or 0),
+                   int(row.get("kept_both") or 0))  # fmt: skip
+
+
+def cardinality(predicate: str, info: PredicateInfo | None = None) -> Kind:
+    """Functional or multi-valued: override > learned > built-in list > name pattern;
+    ``unknown`` when nothing says."""
+    info = info or PredicateInfo()
+    if info.override is not None:
+        return "functional" if info.override else "multi"
+    if info.replaced >= 2 and info.replaced > info.kept_both:  # adjudicated single-valued
+        return "functional"
+    if info.kept_both >= 2 and info.kept_both > info.replaced:
+        return "multi"
+    if predicate in FUNCTIONAL or predicate.startswith(FUNCTIONAL_PREFIXES):
+        return "functional"
+    if predicate.endswith(FUNCTIONAL_SUFFIXES):
+        return "functional"
+    return "multi" if predicate in MULTI_VALUED else "unknown"
+
+
+def predicate_node_key(ns: str, predicate: str) -> str:
+    """The unique key of a namespace's ``Predicate`` node (a predicate key has no newline)."""
+    return f"{ns}\n{predicate}"
+
+
 class Cardinality:
-    """Functional or multi-valued, per namespace: override > learned > built-in > pattern."""
+    """The cardinality of a namespace's predicates, read from the store when a batch is
+    planned (no process-local cache: two processes on one home see each other's lessons).
+    What conflicts teach is added inside the write that reconciled them."""
 
-    def __init__(self, backend: GraphBackend, settings: GraphSettings) -> None:
+    def __init__(self, backend: GraphBackend) -> None:
         self.backend = backend
-        self.settings = settings
-        self._cache: dict[str, dict[str, dict[str, int | bool]]] = {}
 
-    def _table(self, ns: str) -> dict[str, dict[str, int | bool]]:
-        if ns not in self._cache:
-            rows = self.backend.read("meta_get", key=_META_KEY + ns)
-            raw = rows[0]["value"] if rows and rows[0]["value"] else "{}"
-            self._cache[ns] = json.loads(raw)
-        return self._cache[ns]
+    def infos(self, run: Run, ns: str, predicates: Iterable[str]) -> dict[str, PredicateInfo]:
+        names = sorted(set(predicates))
+        keys = [{"key": predicate_node_key(ns, n), "name": n} for n in names]
+        rows = run("predicates_get", ns=ns, keys=keys) if keys else []
+        found = {r["name"]: PredicateInfo.of(r) for r in rows}
+        return {n: found.get(n, PredicateInfo()) for n in names}
 
-    def _save(self, ns: str) -> None:
-        value = json.dumps(self._table(ns), sort_keys=True)
-        self.backend.write("meta_put", key=_META_KEY + ns, value=value)
-
-    def kind(self, ns: str, predicate: str) -> Literal["functional", "multi", "unknown"]:
-        entry = self._table(ns).get(predicate, {})
-        if "override" in entry:
-            return "functional" if entry["override"] else "multi"
-        replaced, kept = int(entry.get("replaced", 0)), int(entry.get("kept_both", 0))
-        if replaced >= 2 and replaced > kept:  # adjudicated single-valued, more than not
-            return "functional"
-        if kept >= 2 and kept > replaced:
-            return "multi"
-        if predicate in FUNCTIONAL or predicate.startswith(FUNCTIONAL_PREFIXES):
-            return "functional"
-        if predicate.endswith(FUNCTIONAL_SUFFIXES):
-            return "functional"
-        return "multi" if predicate in MULTI_VALUED else "unknown"
-
-    def functional(self, ns: str, predicate: str) -> bool:
-        return self.kind(ns, predicate) == "functional"
+    def kind(self, ns: str, predicate: str) -> Kind:
+        return cardinality(predicate, self.infos(self.backend.read, ns, [predicate])[predicate])
 
     def set(self, ns: str, predicate: str, functional: bool | None) -> None:
         """Override (or, with None, clear the override of) a predicate's cardinality."""
-        entry = self._table(ns).setdefault(predicate, {})
-        if functional is None:
-            entry.pop("override", None)
-        else:
-            entry["override"] = functional
-        self._save(ns)
+        key = predicate_node_key(ns, predicate)
+        self.backend.write("predicate_set", ns=ns, key=key, predicate=predicate, override=functional)
 
-    def learn(self, ns: str, predicate: str, replaced: bool) -> None:
-        """An adjudicator said a new value of ``predicate`` replaced the old one (or not)."""
-        entry = self._table(ns).setdefault(predicate, {})
-        key = "replaced" if replaced else "kept_both"
-        entry[key] = int(entry.get(key, 0)) + 1
-        self._save(ns)
-
-    def reset(self, ns: str) -> None:
-        """Forget what ``ns`` learned and declared (the namespace is being deleted)."""
-        self._cache[ns] = {}
-        self._save(ns)
+    @staticmethod
+    def lessons_rows(ns: str, lessons: dict[str, PredicateInfo]) -> list[dict]:
+        """What a batch's conflicts taught, as rows for ``predicates_learn``."""
+        return [
+            {"key": predicate_node_key(ns, name), "name": name,
+             "replaced": info.replaced, "kept_both": info.kept_both}
+            for name, info in sorted(lessons.items())
+            if info.replaced or info.kept_both
+        ]  # fmt: skip

@@ -230,8 +230,7 @@ class MemoryLoop:
         """The raw turn as episodes, in one transaction (the user's message first; the
         answer when given). The graph nodes store the message before the respond model is
         called, and the answer with ``store_answer`` after it. Returns the ids (user's first)."""
-        self.graph.flush()  # the last recall's trace first: concurrent writes to the same
-        now = time.time()  # records deadlock and are retried after ~1 s
+        now = time.time()
         turns = [{"text": message, "speaker": user, "session_id": session, "ts": now}]
         if answer:
             turns.append(

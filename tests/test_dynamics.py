@@ -4,13 +4,14 @@ death, capacity, births), reconciliation (winner, history, as_of, learned cardin
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import UTC, datetime
 
 import pytest
 from test_dynamics_cypher import _clear_assoc, _link, _weights
 
-from graph_db import GraphSettings, InvalidInputError
+from graph_db import GraphSettings, InvalidInputError, LiquidGraph
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
 from graph_db.reconcile import Verdict
 
@@ -493,3 +494,19 @@ def test_under_a_hard_cap_current_facts_outlive_raw_episodes(graph, ns):
     graph.add_facts(ns, [{"subject": "Ann", "predicate": "likes", "object": "rain", "salience": 0}])
     graph.maintain(ns, capacity=1)
     assert [m.block for m in graph.list(ns)] == ["semantic"]
+
+
+def test_a_schema_2_cardinality_blob_becomes_predicate_nodes_when_opened(graph, ns):
+    """Schema 2 kept what a namespace declared and learned as one JSON blob (a process
+    cache wrote it whole, so two processes overwrote each other's lessons)."""
+    blob = {"sits_at": {"override": True}, "wears": {"kept_both": 3, "replaced": 1}}
+    graph.backend.write("meta_put", key=f"cardinality:{ns}", value=json.dumps(blob))
+    (row,) = graph.backend.read("meta_get", key="schema")
+    meta = json.loads(row["value"])
+    graph.backend.write("meta_put", key="schema", value=json.dumps({**meta, "version": 2}))
+    with LiquidGraph(graph.settings, embedder=graph.embedder) as reopened:
+        assert reopened._engram.cardinality.kind(ns, "sits_at") == "functional"
+        assert reopened._engram.cardinality.kind(ns, "wears") == "multi"
+    assert graph.backend.read("meta_get", key=f"cardinality:{ns}") == []
+    (row,) = graph.backend.read("meta_get", key="schema")
+    assert json.loads(row["value"])["version"] == 3

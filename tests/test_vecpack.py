@@ -68,7 +68,7 @@ def test_a_schema_1_store_is_packed_when_opened(tmp_path, embedder):
         props = g.backend.read("export_nodes", ns="old")
         memories = [r["props"] for r in props if r["label"] == "Episode"]
         assert all(m.get("vecs") and "views" not in m for m in memories)
-        assert json.loads(g.backend.read("meta_get", key="schema")[0]["value"])["version"] == 2
+        assert json.loads(g.backend.read("meta_get", key="schema")[0]["value"])["version"] == 3
         after = [r.memory.id for r in g.recall("old", "cold lake swimming", k=2, fire=False)]
         assert after == before
 

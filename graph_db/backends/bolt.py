@@ -7,7 +7,9 @@ errors. A batch is one transaction: all of it is stored, or none.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -28,6 +30,7 @@ Rows = list[dict[str, Any]]
 #: (deprecations, performance, hints, ...) still reaches the ``neo4j.notifications`` log, at
 #: WARNING or INFO by its severity. Bolt >= 5.2 (Neo4j 5.7+; the embedded ArcadeDB speaks 5.4).
 QUIET_NOTIFICATIONS = (NotificationDisabledClassification.UNRECOGNIZED,)
+UNIQUE_RETRIES = 2  # see GraphBackend._execute
 
 
 class Tx:
@@ -64,6 +67,10 @@ class GraphBackend:
         self._run_sql = run_sql
         self._on_close = on_close
         self.describe = describe or dialect.name
+        # one writer at a time in this process: the background co-firing writes and the
+        # foreground ones would otherwise deadlock on the same records and wait out the
+        # engine's retries; other processes on the same store queue in the engine
+        self._write_lock = threading.RLock()
 
     # -- queries ------------------------------------------------------------------
     def read(self, name: str, **params: Any) -> Rows:
@@ -84,9 +91,20 @@ class GraphBackend:
 
     def _execute(self, write: bool, work: Callable[[Tx], T]) -> T:
         try:
-            with self.driver.session(database=self.database) as session:
-                run = session.execute_write if write else session.execute_read
-                return run(lambda tx: work(Tx(tx, self.dialect)))
+            with self._write_lock if write else contextlib.nullcontext():
+                for attempt in range(UNIQUE_RETRIES + 1):
+                    try:
+                        with self.driver.session(database=self.database) as session:
+                            run = session.execute_write if write else session.execute_read
+                            return run(lambda tx: work(Tx(tx, self.dialect)))
+                    except ConstraintError:
+                        # another process created the same unique key (a namespace, a
+                        # predicate) between our MERGE's look and its create: run again,
+                        # the MERGE now finds it; a user's duplicate id fails every time
+                        if not write or attempt == UNIQUE_RETRIES:
+                            raise
+                        log.info("unique key taken by a concurrent writer: retrying")
+                raise AssertionError("unreachable")
         except ConstraintError as e:
             raise InvalidInputError(
                 f"the write conflicts with a stored memory ({e.message}); ids must be unique: "

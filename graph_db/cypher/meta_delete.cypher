@@ -1,0 +1,3 @@
+MATCH (m:MagsMeta {key: $key})
+DELETE m
+RETURN count(*) AS deleted

@@ -1,0 +1,142 @@
+"""Concurrent writers lose nothing and keep the graph's invariants: threads on one
+``LiquidGraph``, two graphs on one store, and a second process on the same home."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from graph_db import LiquidGraph
+from graph_db.reconcile import Verdict
+
+WRITER = Path(__file__).parent / "helpers" / "fact_writer.py"
+
+
+def _all_at_once(n: int, fn) -> list:
+    """Run ``fn(i)`` for i < n in n threads released together."""
+    start = threading.Barrier(n)
+
+    def run(i: int):
+        start.wait()
+        return fn(i)
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(run, range(n)))
+
+
+def _assert_one_chain(graph: LiquidGraph, ns: str, subject: str, predicate: str, n: int):
+    """``n`` values written, one current; every other superseded by exactly one fact."""
+    history = graph.history(ns, subject, predicate)
+    assert len(history) == n, "a write was lost"
+    current = [m.id for m in history if m.properties.get("valid_to") is None]
+    assert len(current) == 1, f"{len(current)} current values of {predicate}"
+    ids = {m.id for m in history}
+    edges = [e for e in graph.backend.read("export_edges", ns=ns) if e["type"] == "SUPERSEDES"]
+    incoming = {i: sum(e["b"] == i for e in edges) for i in ids}
+    assert incoming[current[0]] == 0
+    assert {i: c for i, c in incoming.items() if i != current[0]} == dict.fromkeys(
+        ids - {current[0]}, 1
+    )
+
+
+def test_eight_threads_writing_where_a_user_lives_leave_one_current_value(graph, ns):
+    for r in range(3):
+        _all_at_once(
+            8,
+            lambda t, r=r: graph.add_facts(
+                ns, [{"subject": "Maya", "predicate": "lives_in", "object": f"Town {r}-{t}"}]
+            ),
+        )
+        _assert_one_chain(graph, ns, "Maya", "lives_in", 8 * (r + 1))
+    hits = graph.recall(ns, "where does Maya live?", k=20, blocks="semantic")
+    assert sum(h.memory.properties.get("predicate") == "lives_in" for h in hits) == 1
+
+
+def test_two_graphs_on_one_store_keep_one_current_value_and_every_lesson(graph, ns):
+    """As two processes would: each graph has its own writer lock; the engine orders them."""
+    other = LiquidGraph(graph.settings, embedder=graph.embedder)
+    asked = threading.Lock()
+    verdicts = []
+
+    def judge(conflict):
+        with asked:
+            verdicts.append(conflict.new.object)
+        return Verdict("new", "moved desks")
+
+    try:
+        graph.add_facts(ns, [{"subject": "Cy", "predicate": "sits_at", "object": "D0"}])
+        _all_at_once(
+            6,
+            lambda t: (graph if t % 2 else other).add_facts(
+                ns,
+                [{"subject": "Cy", "predicate": "sits_at", "object": f"D{t + 1}"}],
+                adjudicator=judge,
+            ),
+        )
+    finally:
+        other.close()
+    _assert_one_chain(graph, ns, "Cy", "sits_at", 7)
+    assert graph._engram.cardinality.kind(ns, "sits_at") == "functional"  # learned
+
+
+def test_what_one_graph_declares_or_learns_the_other_sees_and_keeps(graph, ns):
+    """Cardinality lives in the store, added to inside the writes: a second graph (another
+    process) neither misses a declaration nor overwrites it, and no count is lost."""
+    other = LiquidGraph(graph.settings, embedder=graph.embedder)
+    try:
+        assert other._engram.cardinality.kind(ns, "sits_at") == "unknown"
+        graph.set_cardinality(ns, "sits_at", True)
+        assert other._engram.cardinality.kind(ns, "sits_at") == "functional"
+        lesson = [{"key": f"{ns}\nwears", "name": "wears", "replaced": 0, "kept_both": 1}]
+        _all_at_once(
+            8,
+            lambda t: (graph if t % 2 else other).backend.write(
+                "predicates_learn", ns=ns, rows=lesson
+            ),
+        )
+        assert graph._engram.cardinality.kind(ns, "sits_at") == "functional"
+    finally:
+        other.close()
+    (row,) = graph.backend.read("predicates_get", ns=ns, keys=[{"key": f"{ns}\nwears"}])
+    assert (row["replaced"], row["kept_both"]) == (0, 8)
+    graph.forget_namespace(ns)
+    assert graph._engram.cardinality.kind(ns, "sits_at") == "unknown"  # all forgotten
+    assert graph._engram.cardinality.kind(ns, "wears") == "unknown"
+
+
+def test_a_second_process_writing_the_same_fact_loses_nothing(graph, ns):
+    s = graph.settings
+    config = {"home": str(s.home), "neo4j_uri": s.neo4j_uri}
+    if s.neo4j_uri:
+        config |= {
+            "neo4j_user": s.neo4j_user,
+            "neo4j_password": s.neo4j_password.get_secret_value(),
+        }
+    child = subprocess.Popen(
+        [sys.executable, str(WRITER), json.dumps(config), ns, "far", "8", "4"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        _all_at_once(
+            4,
+            lambda t: [
+                graph.add_facts(
+                    ns, [{"subject": "Maya", "predicate": "lives_in", "object": f"near {t}-{i}"}]
+                )
+                for i in range(2)
+            ],
+        )
+        assert child.stdout.readline().strip() == "done"
+    finally:
+        child.stdin.close()
+        assert child.wait(timeout=120) == 0
+    _assert_one_chain(graph, ns, "Maya", "lives_in", 16)
