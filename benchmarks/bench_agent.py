@@ -5,11 +5,11 @@
 
 A scripted user talks to the MAGS graph (``build_mags_graph``) over three sessions (new
 threads: only long-term memory carries over): statements, questions about earlier sessions,
-a change of address, small talk. Each stage of each turn is timed by wrapping the memory
-loop's methods: router, recall, store turn (the user's message), respond (the model),
-learn (Hebbian writes), store answer, extract (the engram model or patterns), write facts
-(incl. the reconcile role's calls on a conflict; "graph writes" sums learn, the two stores
-and write facts without them).
+a change of address, small talk. Each stage of each turn is timed by the memory loop
+itself (the state's ``stages_ms``): route, recall, store turn (the user's message), respond
+(the model), learn (Hebbian writes), store answer, extract (the engram model or patterns),
+write facts (incl. the reconcile role's calls on a conflict; "graph writes" sums learn, the
+two stores and write facts without them).
 Model calls, prompt and completion tokens per turn come from the LLMs' accounting.
 Modes: ``auto`` (the default settings: with the tiny fallback model, facts come from the
 first-person patterns and conflicts from the graph's rule: one call per turn) and ``llm``
@@ -24,7 +24,6 @@ import argparse
 import json
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 from bench_store import git_commit, machine, pct
@@ -51,26 +50,6 @@ STAGES = ["route", "recall", "store_turn", "respond", "learn", "store_answer", "
 GRAPH_WRITES = ("learn", "store_turn", "store_answer", "write_facts")
 
 
-class TimedLoop(MemoryLoop):
-    """The memory loop with each stage's wall time recorded for the current turn."""
-
-    def __init__(self, *args, **kw) -> None:
-        super().__init__(*args, **kw)
-        self.turn: dict[str, float] = defaultdict(float)
-        for name in STAGES:
-            setattr(self, name, self._timed(name, getattr(self, name)))
-
-    def _timed(self, name, fn):
-        def run(*args, **kw):
-            started = time.perf_counter()
-            try:
-                return fn(*args, **kw)
-            finally:
-                self.turn[name] += (time.perf_counter() - started) * 1000
-
-        return run
-
-
 def run_mode(mode: str, home: Path, console: Console, adapters: Path | None = None) -> dict:
     """One scripted run. ``adapter``: the engram role on the trained adapter in ``adapters``
     (``<role>.gguf``), conflicts by the graph's rule; the other modes serve no adapter."""
@@ -84,13 +63,12 @@ def run_mode(mode: str, home: Path, console: Console, adapters: Path | None = No
     with LiquidGraph(GraphSettings(home=home)) as graph:
         user = f"bench-{mode}"
         graph.forget_namespace(user)
-        loop = TimedLoop(graph, llms, settings)
+        loop = MemoryLoop(graph, llms, settings)
         app = build_mags_graph(loop, checkpointer=InMemorySaver())
         turns = []
         for number, lines in enumerate(SESSIONS, 1):
             config = {"configurable": {"thread_id": f"{user}-{number}", "user_id": user}}
             for line in lines:
-                loop.turn.clear()
                 roles_before = llms.usage.snapshot()
                 before = llms.usage.sum(roles_before)
                 started = time.perf_counter()
@@ -106,7 +84,7 @@ def run_mode(mode: str, home: Path, console: Console, adapters: Path | None = No
                     "session": number,
                     "text": line,
                     "total_ms": total_ms,
-                    "stages_ms": dict(loop.turn),
+                    "stages_ms": dict(state.get("stages_ms") or {}),
                     "model_ms_by_role": model_ms,
                     "calls": after["calls"] - before["calls"],
                     "prompt_tokens": after["prompt_tokens"] - before["prompt_tokens"],

@@ -138,7 +138,7 @@ def _guarded(adjudicator: Adjudicator, fallback: Adjudicator) -> Adjudicator:
     return judge
 
 
-class Engram:
+class MemoryWriter:
     """Writes memories of one store; ``on_write`` hears of each committed batch."""
 
     def __init__(

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from graph_db.backends import GraphBackend, Tx, open_backend
 from graph_db.embeddings import Embedder, make_embedder
-from graph_db.engram import Engram, fact_text
+from graph_db.engram import MemoryWriter, fact_text
 from graph_db.errors import (
     EmbeddingMismatchError,
     InvalidInputError,
@@ -85,7 +85,7 @@ class LiquidGraph:
             raise
         self.search_engine = Searcher(self.backend.dialect, self.settings, self.backend.read)
         self._known_ns: set[str] = set()
-        self._engram = Engram(
+        self._engram = MemoryWriter(
             self.backend, self.embedder, self.search_engine, self.settings, self._after_write
         )
         self._recaller = Recaller(self.backend, self.search_engine, self.settings)

@@ -162,7 +162,9 @@ class Cardinality:
     def set(self, ns: str, predicate: str, functional: bool | None) -> None:
         """Override (or, with None, clear the override of) a predicate's cardinality."""
         key = predicate_node_key(ns, predicate)
-        self.backend.write("predicate_set", ns=ns, key=key, predicate=predicate, override=functional)
+        self.backend.write(
+            "predicate_set", ns=ns, key=key, predicate=predicate, override=functional
+        )
 
     @staticmethod
     def lessons_rows(ns: str, lessons: dict[str, PredicateInfo]) -> list[dict]:

@@ -1,6 +1,7 @@
 """mags_langgraph: the agent side of MAGS.
 
-build_mags_graph  the memory loop as a LangGraph (router, recall, respond, engram, reconcile)
+MemoryLoop        the memory turn, written once: before / respond / after (async: a-prefixed)
+build_mags_graph  the turn as a LangGraph (recall, respond, engram)
 MAGSStore         a LangGraph BaseStore whose search is recall
 MAGSMemoryMiddleware, memory_tools   memory for langchain's create_agent
 MAGSRetriever, MAGSMemoryBlock       LlamaIndex (import from mags_langgraph.llamaindex)
@@ -8,7 +9,7 @@ LLMs, AgentSettings                  the one LLM path (ChatOpenAI per role)
 """
 
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.loop import MemoryLoop, TurnContext, TurnReport, TurnResult
 from mags_langgraph.middleware import MAGSMemoryMiddleware
 from mags_langgraph.nodes import MemoryState, build_mags_graph
 from mags_langgraph.settings import AgentSettings
@@ -22,6 +23,9 @@ __all__ = [
     "MAGSStore",
     "MemoryLoop",
     "MemoryState",
+    "TurnContext",
+    "TurnReport",
+    "TurnResult",
     "build_mags_graph",
     "memory_tools",
 ]

@@ -38,12 +38,9 @@ class MAGSClassicMemory(BaseMemory):
 
     def save_context(self, inputs: dict[str, Any], outputs: dict[str, str]) -> None:
         loop: MemoryLoop = self.loop
-        message = str(inputs.get(self.input_key) or "").strip()
-        if not message:
-            return
-        answer = str(outputs.get(self.output_key) or "").strip() or None
-        ids = loop.store_turn(self.user_id, self.user_id, message, answer)
-        loop.write_facts(self.user_id, loop.extract(self.user_id, message).facts, ids[0])
+        message = str(inputs.get(self.input_key) or "")
+        turn = loop.before(self.user_id, message, recall=False)  # recalled on load already
+        loop.after(turn, str(outputs.get(self.output_key) or "") or None)
 
     def clear(self) -> None:
         """Forget everything this user's memory holds."""

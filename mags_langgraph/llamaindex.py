@@ -22,13 +22,14 @@ from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.memory import BaseMemoryBlock
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from graph_db import LiquidGraph, UnknownNamespaceError
 from graph_db.models import Blocks, Recalled
 from mags_langgraph import prompts
 from mags_langgraph.llm.parse import strip_thinking
-from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.loop import ASSISTANT, MemoryLoop, check_user
+from mags_langgraph.schemas import Route
 
 
 def to_node(r: Recalled) -> NodeWithScore:
@@ -49,6 +50,9 @@ def to_node(r: Recalled) -> NodeWithScore:
     return NodeWithScore(node=node, score=r.score)
 
 
+KEEP = Route(recall=False, write=False)  # stored as said, no facts taken from it
+
+
 class MAGSRetriever(BaseRetriever):
     """Recall (anchors + walk) over one user's memory."""
 
@@ -56,7 +60,7 @@ class MAGSRetriever(BaseRetriever):
         self, graph: LiquidGraph, user_id: str, k: int = 5, blocks: Blocks = "both", **kw: Any
     ) -> None:
         super().__init__(**kw)
-        self.graph, self.user_id, self.k, self.blocks = graph, user_id, k, blocks
+        self.graph, self.user_id, self.k, self.blocks = graph, check_user(user_id), k, blocks
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         try:
@@ -78,6 +82,11 @@ class MAGSMemoryBlock(BaseMemoryBlock[str]):
     loop: Any = Field(description="The MemoryLoop (or LiquidGraph) that holds the memory.")
     user_id: str
 
+    @field_validator("user_id")
+    @classmethod
+    def _user(cls, user_id: str) -> str:
+        return check_user(user_id)
+
     def _loop(self) -> MemoryLoop:
         if isinstance(self.loop, LiquidGraph):
             self.loop = MemoryLoop(self.loop)
@@ -87,23 +96,30 @@ class MAGSMemoryBlock(BaseMemoryBlock[str]):
         query = next(
             (str(m.content) for m in reversed(messages or []) if m.role == MessageRole.USER), ""
         )
-        if not query:
+        if not query.strip():
             return ""
         hits = await self._loop().arecall(self.user_id, query)
         return prompts.memory_lines(hits) if hits else ""
 
     async def _aput(self, messages: list[ChatMessage]) -> None:
-        loop = self._loop()
+        """Each user message is a turn (stored, its facts written) whose answer is the
+        assistant message after it, if any."""
+        loop, turn = self._loop(), None
         for m in messages:
             text = str(m.content or "").strip()
             if not text or m.role not in (MessageRole.USER, MessageRole.ASSISTANT):
                 continue
             if m.role == MessageRole.USER:
-                [episode] = await loop.astore_turn(self.user_id, self.user_id, text)
-                extraction = await loop.aextract(self.user_id, text)
-                await loop.awrite_facts(self.user_id, extraction.facts, episode)
-            else:
-                await loop.astore_answer(self.user_id, text)
+                if turn is not None:
+                    await loop.aafter(turn)
+                turn = await loop.abefore(self.user_id, text, recall=False)
+            elif turn is not None:
+                await loop.aafter(turn, text)
+                turn = None
+            else:  # its question left short-term memory earlier: the answer alone
+                await loop.abefore(self.user_id, text, recall=False, route=KEEP, speaker=ASSISTANT)
+        if turn is not None:
+            await loop.aafter(turn)
 
 
 class LangChainLLM(CustomLLM):

@@ -1,32 +1,42 @@
-"""``MemoryLoop``: what one conversational turn does with memory, for every front end.
+"""``MemoryLoop``: what one conversational turn does with memory, written once for every
+front end (the LangGraph nodes, the middleware, the tools, LlamaIndex, the classic
+memory, the chat CLI; next the REST API and the MCP server).
 
-route -> recall -> the user's message stored -> respond (rates the memories it used ->
-Hebbian reinforcement) -> engram (the answer stored; facts extracted) ->
-reconcile (facts written, conflicts adjudicated). The LangGraph nodes, the middleware, the
-tools and the CLI all call these methods; each has an ``a``-prefixed async twin that awaits
-the model natively and runs the (synchronous) graph calls in a worker thread.
+    turn = loop.before("maya", "I moved to Leeds", thread=[...])  # route, recall, store
+    answer = loop.respond(turn, messages)                         # or the caller's model
+    report = loop.after(turn, answer)    # answer stored, used memories reinforced,
+                                         # facts extracted, written and reconciled
+
+Async first: ``abefore``, ``arespond``, ``aafter``, ``aturn``; the sync twins run the same
+steps (``mags_langgraph.steps``). Errors, once for all: a missing or bad user is an
+``InvalidInputError``; a failing router, recall role or recall falls back (the rules, the
+message, no memories); invalid engram output leaves the turn stored as an episode
+(``Extraction.failed``); facts the graph refuses are reported (``TurnReport.write_error``);
+a graph that cannot store the message raises, so nothing is lost silently.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import Literal
 
 import numpy as np
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
 
-from graph_db import FactWrite, InvalidInputError, LiquidGraph, UnknownNamespaceError
+from graph_db import FactWrite, InvalidInputError, LiquidGraph, MagsError, UnknownNamespaceError
 from graph_db.models import Recalled
 from graph_db.reconcile import Adjudicator, Conflict, Verdict
 from mags_langgraph import prompts, rules
 from mags_langgraph.llm import LLMs
 from mags_langgraph.schemas import Adjudication, Engram, RecallPlan, Route, Triplet
 from mags_langgraph.settings import AgentSettings
+from mags_langgraph.steps import Steps, arun, call, run
 
 log = logging.getLogger(__name__)
 _CITATION = re.compile(r"\[(\d{1,2})\]")
@@ -34,6 +44,7 @@ _SELF = {"i", "me", "my", "myself", "user", "the user", "you"}
 ASSISTANT = "assistant"
 ENGRAM_FACTS = 6  # current facts shown to the engram role (its training data shows 0-8)
 PLAN_HISTORY = 4  # the thread's last turns shown to the recall role
+ANSWER_SALIENCE = 0.3  # the assistant's words matter less than the user's
 Said = tuple[str, str]  # (speaker, text): a turn of the thread
 
 
@@ -51,19 +62,61 @@ def check_user(user: object) -> str:
     return user
 
 
-@dataclass
-class Extraction:
+class Extraction(BaseModel):
     """The facts of a turn and how they were found (``failed``: invalid model output
     after the retries; the turn is then stored as an episode only)."""
 
-    facts: list[Triplet] = field(default_factory=list)
-    source: str = "none"  # llm, rules, none
+    facts: list[Triplet] = Field(default_factory=list)
+    source: Literal["llm", "rules", "none"] = "none"
     failed: bool = False
     dropped: int = 0  # triplets that validated but were implausible
 
 
+class TurnContext(BaseModel):
+    """What ``before`` did, for ``respond`` and ``after``: an adapter keeps it between the
+    two (graph state, a middleware's private state) as plain data (``model_dump``)."""
+
+    user: str
+    message: str
+    session: str = "default"
+    history: list[Said] = Field(default_factory=list)  # the thread before the message
+    route: Route
+    memories: list[Recalled] = Field(default_factory=list)
+    episode_id: str | None = None  # the stored message; None: nothing was stored
+    stages_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class TurnReport(BaseModel):
+    """What ``after`` did."""
+
+    answer_id: str | None = None
+    used: list[str] = Field(default_factory=list)  # memories the answer used (reinforced)
+    extraction: Extraction = Field(default_factory=Extraction)
+    writes: list[FactWrite] = Field(default_factory=list)
+    write_error: str | None = None  # the graph refused the facts; the turn is stored
+    stages_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class TurnResult(BaseModel):
+    """A whole turn (``turn``/``aturn``): the answer is None when the model failed."""
+
+    context: TurnContext
+    answer: str | None
+    report: TurnReport
+    error: str | None = None
+
+
+@contextmanager
+def _timed(stages: dict[str, float], name: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        stages[name] = stages.get(name, 0.0) + (time.perf_counter() - started) * 1000
+
+
 class MemoryLoop:
-    """The memory operations of a turn over one ``LiquidGraph`` and one set of ``LLMs``."""
+    """The memory of a turn over one ``LiquidGraph`` and one set of ``LLMs``."""
 
     def __init__(
         self,
@@ -76,70 +129,176 @@ class MemoryLoop:
         self.llms = llms or LLMs(self.settings)
         self.engram_failures = 0
 
-    # -- route --------------------------------------------------------------------------
+    # -- the turn ------------------------------------------------------------------------
+    def before(self, user: str, message: str, **kw) -> TurnContext:
+        """Route, recall, then store the message (see ``_before`` for the options)."""
+        return run(self._before(user, message, **kw))
+
+    async def abefore(self, user: str, message: str, **kw) -> TurnContext:
+        return await arun(self._before(user, message, **kw))
+
+    def respond(self, turn: TurnContext, messages: Sequence[BaseMessage]) -> str:
+        """The respond role's answer to the thread's ``messages``, with the turn's memories."""
+        return run(self._respond(turn, messages))
+
+    async def arespond(self, turn: TurnContext, messages: Sequence[BaseMessage]) -> str:
+        return await arun(self._respond(turn, messages))
+
+    def after(self, turn: TurnContext, answer: str | None = None) -> TurnReport:
+        """Store the answer, reinforce what it used, write the message's facts."""
+        return run(self._after(turn, answer))
+
+    async def aafter(self, turn: TurnContext, answer: str | None = None) -> TurnReport:
+        return await arun(self._after(turn, answer))
+
+    def turn(self, user: str, message: str, **kw) -> TurnResult:
+        """``before``, ``respond`` (to the thread plus the message), ``after``."""
+        return run(self._turn(user, message, **kw))
+
+    async def aturn(self, user: str, message: str, **kw) -> TurnResult:
+        return await arun(self._turn(user, message, **kw))
+
+    def _before(
+        self,
+        user: str,
+        message: str,
+        *,
+        thread: Sequence[Said] = (),
+        session: str = "default",
+        recall: bool = True,
+        store: bool = True,
+        route: Route | None = None,
+        speaker: str | None = None,
+    ) -> Steps[TurnContext]:
+        """``thread``: the turns before the message, (speaker, text), for the recall role;
+        ``recall=False``: no recall; ``store=False``: nothing written (a read-only turn,
+        ``after`` then writes nothing either); ``route``: given, not asked for;
+        ``speaker``: who said it, if not the user (an answer without its question). The
+        message is stored after the recall (it is not its own memory) and before any
+        answer (a failing model loses nothing)."""
+        user = check_user(user)
+        message = str(message or "")
+        stages: dict[str, float] = {}
+        with _timed(stages, "route"):
+            route = route or (yield from self._route(user, message))
+        memories: list[Recalled] = []
+        if recall and route.recall and message.strip():
+            with _timed(stages, "recall"):
+                queries = yield from self._queries(user, message, thread)
+                try:
+                    memories = yield from self._recall(user, queries, route)
+                except MagsError as e:  # answer without memories rather than not at all
+                    log.warning("recall failed (%s); the turn goes on without memories", e)
+        episode_id = None
+        if store and message.strip():
+            turn = {"text": message, "speaker": speaker or user, "session_id": session,
+                    "ts": time.time()}  # fmt: skip
+            if speaker == ASSISTANT:
+                turn["salience"] = ANSWER_SALIENCE
+            with _timed(stages, "store_turn"):
+                [episode_id] = yield from call(self.graph.add_episodes, user, [turn])
+        return TurnContext(
+            user=user, message=message, session=session, history=list(thread), route=route,
+            memories=memories, episode_id=episode_id, stages_ms=stages,
+        )  # fmt: skip
+
+    def _respond(self, turn: TurnContext, messages: Sequence[BaseMessage]) -> Steps[str]:
+        prompt = self.respond_prompt(turn.user, turn.memories, messages)
+        return (yield from self.llms.complete_steps("respond", prompt))
+
+    def _after(self, turn: TurnContext, answer: str | None) -> Steps[TurnReport]:
+        """Nothing when ``before`` stored nothing. Reinforcement is best effort (a failure
+        is logged); the facts are extracted only when the route says the message states
+        some."""
+        report = TurnReport()
+        if turn.episode_id is None:
+            return report
+        stages, user = report.stages_ms, turn.user
+        if answer and answer.strip():
+            said = {"text": answer, "speaker": ASSISTANT, "session_id": turn.session,
+                    "ts": time.time(), "salience": ANSWER_SALIENCE}  # fmt: skip
+            with _timed(stages, "store_answer"):
+                [report.answer_id] = yield from call(self.graph.add_episodes, user, [said])
+            with _timed(stages, "learn"):
+                try:
+                    report.used = yield from call(self.learn, user, answer, turn.memories)
+                except MagsError as e:
+                    log.warning("the used memories were not reinforced (%s)", e)
+        if turn.route.write:
+            with _timed(stages, "extract"):
+                report.extraction = yield from self._extract(user, turn.message)
+            if report.extraction.facts:
+                with _timed(stages, "write_facts"):
+                    try:
+                        report.writes = yield from call(
+                            self.write_facts, user, report.extraction.facts, turn.episode_id
+                        )
+                    except MagsError as e:  # the graph refused them: the turn is stored
+                        log.warning("facts not written (%s); the turn stays an episode", e)
+                        report.write_error = str(e)
+        return report
+
+    def _turn(
+        self, user: str, message: str, *, messages: Sequence[BaseMessage] = (), **kw
+    ) -> Steps[TurnResult]:
+        """``messages``: the thread so far (LangChain messages), for the respond role."""
+        context = yield from self._before(user, message, **kw)
+        answer, error = None, None
+        try:
+            with _timed(context.stages_ms, "respond"):
+                answer = yield from self._respond(context, [*messages, HumanMessage(message)])
+        except Exception as e:  # the model is down or refused: the message is stored
+            log.warning("respond failed (%s: %s); the turn is stored without an answer",
+                        type(e).__name__, e)  # fmt: skip
+            error = f"{type(e).__name__}: {e}"
+        report = yield from self._after(context, answer)
+        return TurnResult(context=context, answer=answer, report=report, error=error)
+
+    # -- route ---------------------------------------------------------------------------
     def route(self, user: str, message: str) -> Route:
+        return run(self._route(user, message))
+
+    def _route(self, user: str, message: str) -> Steps[Route]:
         if self.settings.router == "rules":
             return rules.route(message)
+        prompt = [SystemMessage(prompts.ROUTE.format(user=user)), HumanMessage(message)]
         try:
-            return self.llms.structured("router", self._route_prompt(user, message), Route)
+            return (yield from self.llms.structured_steps("router", prompt, Route))
         except Exception as e:  # invalid or unreachable: the rules decide
             log.warning("router failed (%s): rules decide", e)
             return rules.route(message)
 
-    async def aroute(self, user: str, message: str) -> Route:
-        if self.settings.router == "rules":
-            return rules.route(message)
-        try:
-            return await self.llms.astructured("router", self._route_prompt(user, message), Route)
-        except Exception as e:
-            log.warning("router failed (%s): rules decide", e)
-            return rules.route(message)
+    # -- recall --------------------------------------------------------------------------
+    def recall(
+        self, user: str, query: str | Sequence[str], route: Route | None = None
+    ) -> list[Recalled]:
+        """The memories for ``query`` (one text or several; none when the route says so or
+        the user is new)."""
+        return run(self._recall(check_user(user), query, route))
 
-    @staticmethod
-    def _route_prompt(user: str, message: str) -> list[BaseMessage]:
-        return [SystemMessage(prompts.ROUTE.format(user=user)), HumanMessage(message)]
+    async def arecall(
+        self, user: str, query: str | Sequence[str], route: Route | None = None
+    ) -> list[Recalled]:
+        return await arun(self._recall(check_user(user), query, route))
 
-    # -- recall -------------------------------------------------------------------------
-    def queries(self, user: str, message: str, history: Sequence[Said] = ()) -> list[str]:
+    def _queries(self, user: str, message: str, thread: Sequence[Said]) -> Steps[list[str]]:
         """What to search for: the message, or (``recall_queries="llm"``) also the recall
-        role's queries for it (its ``RecallPlan``: pronouns resolved from ``history``, the
-        thread's last turns as (speaker, text), one query per thing asked)."""
+        role's queries for it (pronouns resolved from the thread's last turns)."""
         if self.settings.recall_queries != "llm":
             return [message]
+        today = datetime.now(UTC).date().isoformat()
+        turn = prompts.recall_input(message, date=today, history=thread[-PLAN_HISTORY:])
+        prompt = [SystemMessage(prompts.RECALL_PLAN.format(user=user)), HumanMessage(turn)]
         try:
-            prompt = self._plan_prompt(user, message, history)
-            plan = self.llms.structured("recall", prompt, RecallPlan)
+            plan = yield from self.llms.structured_steps("recall", prompt, RecallPlan)
         except Exception as e:  # invalid or unreachable: the message itself is searched
             log.warning("recall role failed (%s): searching the message", e)
             return [message]
         return [message, *plan.queries]  # blank ones fail the schema
 
-    async def aqueries(self, user: str, message: str, history: Sequence[Said] = ()) -> list[str]:
-        if self.settings.recall_queries != "llm":
-            return [message]
-        try:
-            prompt = self._plan_prompt(user, message, history)
-            plan = await self.llms.astructured("recall", prompt, RecallPlan)
-        except Exception as e:
-            log.warning("recall role failed (%s): searching the message", e)
-            return [message]
-        return [message, *plan.queries]  # blank ones fail the schema
-
-    @staticmethod
-    def _plan_prompt(user: str, message: str, history: Sequence[Said]) -> list[BaseMessage]:
-        """The recall role's prompt, as its adapter was trained on (``finetune.prompting``)."""
-        today = datetime.now(UTC).date().isoformat()
-        turn = prompts.recall_input(message, date=today, history=history[-PLAN_HISTORY:])
-        return [SystemMessage(prompts.RECALL_PLAN.format(user=user)), HumanMessage(turn)]
-
-    def recall(
-        self,
-        ns: str,
-        query: str | Sequence[str],
-        route: Route | None = None,
-    ) -> list[Recalled]:
-        """The memories for ``query`` (one text or several; none when the route says so or
-        ``ns`` is new)."""
+    def _recall(
+        self, user: str, query: str | Sequence[str], route: Route | None
+    ) -> Steps[list[Recalled]]:
         route = route or Route(recall=True, write=True)
         if not route.recall:
             return []
@@ -151,22 +310,16 @@ class MemoryLoop:
         if not asked:
             return []
         try:
-            hits = self.graph.recall(ns, asked, k=k if own_words else k + 4, blocks=route.blocks)
+            hits = yield from call(
+                self.graph.recall, user, asked, k=k if own_words else k + 4, blocks=route.blocks
+            )
         except UnknownNamespaceError:
             return []  # a new user: nothing to recall yet
         if not own_words:  # else the assistant's past answers crowd out what the user said
             hits = [h for h in hits if h.memory.properties.get("speaker") != ASSISTANT]
         return hits[:k]
 
-    async def arecall(
-        self,
-        ns: str,
-        query: str | Sequence[str],
-        route: Route | None = None,
-    ) -> list[Recalled]:
-        return await asyncio.to_thread(self.recall, ns, query, route)
-
-    # -- respond ------------------------------------------------------------------------
+    # -- respond -------------------------------------------------------------------------
     def respond_prompt(
         self, user: str, memories: Sequence[Recalled], history: Sequence[BaseMessage]
     ) -> list[BaseMessage]:
@@ -177,16 +330,6 @@ class MemoryLoop:
             memories=prompts.memory_lines(memories),
         )
         return [SystemMessage(system), *history]
-
-    def respond(
-        self, user: str, memories: Sequence[Recalled], history: Sequence[BaseMessage]
-    ) -> str:
-        return self.llms.complete("respond", self.respond_prompt(user, memories, history))
-
-    async def arespond(
-        self, user: str, memories: Sequence[Recalled], history: Sequence[BaseMessage]
-    ) -> str:
-        return await self.llms.acomplete("respond", self.respond_prompt(user, memories, history))
 
     def used(self, answer: str, memories: Sequence[Recalled]) -> list[tuple[Recalled, float]]:
         """Which memories the answer used, and how useful each was: cited ``[n]`` -> 1.0;
@@ -215,42 +358,7 @@ class MemoryLoop:
             self.graph.reinforce(ns, [m for m, _ in used], [u for _, u in used])
         return [m.id for m, _ in used]
 
-    async def alearn(self, ns: str, answer: str, memories: Sequence[Recalled]) -> list[str]:
-        return await asyncio.to_thread(self.learn, ns, answer, memories)
-
-    # -- engram -------------------------------------------------------------------------
-    def store_turn(
-        self,
-        ns: str,
-        user: str,
-        message: str,
-        answer: str | None = None,
-        session: str = "default",
-    ) -> list[str]:
-        """The raw turn as episodes, in one transaction (the user's message first; the
-        answer when given). The graph nodes store the message before the respond model is
-        called, and the answer with ``store_answer`` after it. Returns the ids (user's first)."""
-        now = time.time()
-        turns = [{"text": message, "speaker": user, "session_id": session, "ts": now}]
-        if answer:
-            turns.append(
-                {"text": answer, "speaker": ASSISTANT, "session_id": session,
-                 "ts": now + 1e-3, "salience": 0.3}
-            )  # fmt: skip
-        return self.graph.add_episodes(ns, turns)
-
-    async def astore_turn(self, ns: str, user: str, message: str, answer=None, session="default"):
-        return await asyncio.to_thread(self.store_turn, ns, user, message, answer, session)
-
-    def store_answer(self, ns: str, answer: str, session: str = "default") -> str:
-        """The assistant's answer as an episode (low salience: the user's words matter more)."""
-        return self.graph.add_episodes(
-            ns, [{"text": answer, "speaker": ASSISTANT, "session_id": session, "salience": 0.3}]
-        )[0]
-
-    async def astore_answer(self, ns: str, answer: str, session: str = "default") -> str:
-        return await asyncio.to_thread(self.store_answer, ns, answer, session)
-
+    # -- engram --------------------------------------------------------------------------
     def _engram_by_model(self) -> bool:
         mode = self.settings.engram
         if mode != "auto":
@@ -268,41 +376,29 @@ class MemoryLoop:
         props = [h.memory.properties for h in hits if h.memory.properties.get("valid_to") is None]
         return [(p["subject"], p["predicate"], p["object"]) for p in props][:ENGRAM_FACTS]
 
-    def _engram_prompt(self, user: str, message: str) -> list[BaseMessage]:
-        today = datetime.now(UTC).date().isoformat()
-        facts = self.current_facts(user, message)
-        turn = prompts.engram_input(message, speaker=user, date=today, facts=facts)
-        return [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(turn)]
-
     def extract(self, user: str, message: str) -> Extraction:
         """The facts ``message`` states (model or patterns, see ``AgentSettings.engram``).
         ``user`` is the speaker and the namespace whose current facts the model sees."""
-        if not self._engram_by_model():
-            return self._checked_facts(user, rules.facts_from(message, user), "rules")
-        try:
-            out = self.llms.structured(
-                "engram", self._engram_prompt(user, message), Engram, self.settings.engram_retries
-            )
-        except Exception as e:  # invalid output, or the model unreachable: turn kept as is
-            return self._failed(e)
-        return self._checked_facts(user, out.facts, "llm")
+        return run(self._extract(user, message))
 
     async def aextract(self, user: str, message: str) -> Extraction:
+        return await arun(self._extract(user, message))
+
+    def _extract(self, user: str, message: str) -> Steps[Extraction]:
         if not self._engram_by_model():
             return self._checked_facts(user, rules.facts_from(message, user), "rules")
         try:
-            prompt = await asyncio.to_thread(self._engram_prompt, user, message)
-            out = await self.llms.astructured(
-                "engram", prompt, Engram, self.settings.engram_retries
-            )
+            facts = yield from call(self.current_facts, user, message)
+            today = datetime.now(UTC).date().isoformat()
+            turn = prompts.engram_input(message, speaker=user, date=today, facts=facts)
+            prompt = [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(turn)]
+            retries = self.settings.engram_retries
+            out = yield from self.llms.structured_steps("engram", prompt, Engram, retries)
         except Exception as e:  # invalid output, or the model unreachable: turn kept as is
-            return self._failed(e)
+            self.engram_failures += 1
+            log.warning("engram failed (%s): the turn is stored as an episode only", e)
+            return Extraction(source="llm", failed=True)
         return self._checked_facts(user, out.facts, "llm")
-
-    def _failed(self, error: Exception) -> Extraction:
-        self.engram_failures += 1
-        log.warning("engram failed (%s): the turn is stored as an episode only", error)
-        return Extraction(source="llm", failed=True)
 
     def _checked_facts(self, user: str, facts: Sequence[Triplet], source: str) -> Extraction:
         """Plausible facts only: "I" becomes the user, no sentence-long subjects or
@@ -329,20 +425,15 @@ class MemoryLoop:
                                                  "object": obj}))  # fmt: skip
         return Extraction(facts=kept, source=source, dropped=len(facts) - len(kept))
 
-    # -- reconcile ----------------------------------------------------------------------
+    # -- reconcile -----------------------------------------------------------------------
     def write_facts(
         self, ns: str, facts: Sequence[Triplet], source_episode_id: str | None
     ) -> list[FactWrite]:
         """Store the facts (one transaction); conflicts go to the adjudicator."""
         if not facts:
             return []
-        rows = [
-            {**f.model_dump(), "source_episode_id": source_episode_id} for f in facts
-        ]  # fmt: skip
+        rows = [{**f.model_dump(), "source_episode_id": source_episode_id} for f in facts]
         return self.graph.add_facts(ns, rows, adjudicator=self.adjudicator())
-
-    async def awrite_facts(self, ns: str, facts, source_episode_id) -> list[FactWrite]:
-        return await asyncio.to_thread(self.write_facts, ns, facts, source_episode_id)
 
     def adjudicator(self) -> Adjudicator | None:
         """The reconcile role as the graph's adjudicator (None: the graph's own rule).

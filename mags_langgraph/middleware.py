@@ -3,15 +3,15 @@
     agent = create_agent(model, tools, middleware=[MAGSMemoryMiddleware(loop)])
     agent.invoke({"messages": [...]}, {"configurable": {"user_id": "maya"}})
 
-Before the agent runs: recall for the user's message (once per invocation, not per model
-call), then the message stored (a failing model loses nothing). Around each model call: the
-memories appended to the system prompt, numbered for citation. After the agent: the answer
-stored, the message's facts written, the memories the answer used reinforced.
+Before the agent runs: ``MemoryLoop.before`` (route, recall, the message stored; once per
+invocation, not per model call). Around each model call: the memories appended to the
+system prompt, numbered for citation. After the agent: ``MemoryLoop.after`` (the answer
+stored, the memories it used reinforced, the message's facts written). The middleware only
+translates: the turn's memory logic and its error handling live in the loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Annotated, Any, NotRequired
 
@@ -20,20 +20,18 @@ from langchain.agents.middleware.types import PrivateStateAttr
 from langchain_core.messages import AIMessage, SystemMessage
 from langgraph.config import get_config
 
-from graph_db import LiquidGraph, MagsError
-from graph_db.models import Recalled
+from graph_db import LiquidGraph
 from mags_langgraph import prompts
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import MemoryLoop, check_user
-from mags_langgraph.nodes import last_user_message
+from mags_langgraph.loop import MemoryLoop, TurnContext, check_user
+from mags_langgraph.nodes import last_user_message, thread_of
 
 log = logging.getLogger(__name__)
 MEMORY_HEADER = "What you remember of the user (cite what you use as [n]):"
 
 
 class MemoryAgentState(AgentState):
-    mags_memories: NotRequired[Annotated[list[dict[str, Any]], PrivateStateAttr]]  # Recalled
-    mags_turn: NotRequired[Annotated[str | None, PrivateStateAttr]]  # the stored message
+    mags_turn: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr]]  # TurnContext
 
 
 def user_id_of(runtime: Any, fixed: str | None = None) -> str:
@@ -71,29 +69,28 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
         self.user_id = user_id
         self.write = write
 
-    # before: recall, then the message stored (before any model call), once per invocation
+    def _ask(self, state: MemoryAgentState, runtime: Any) -> tuple[str, str, dict]:
+        user = user_id_of(runtime, self.user_id)
+        messages = state["messages"]
+        return user, last_user_message(messages), {
+            "thread": thread_of(user, messages), "store": self.write}  # fmt: skip
+
+    # before the agent: route, recall, the message stored (before any model call)
     def before_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
-        ns = user_id_of(runtime, self.user_id)
-        query = last_user_message(state["messages"])
-        if not query:
-            return {"mags_memories": [], "mags_turn": None}
-        try:  # before the message is stored: it is not its own memory
-            found = self.loop.recall(ns, query)
-        except MagsError as e:
-            log.warning("recall failed (%s); the agent runs without memories", e)
-            found = []
-        turn = self.loop.store_turn(ns, ns, query)[0] if self.write else None
-        return {"mags_memories": [r.model_dump(mode="json") for r in found], "mags_turn": turn}
+        user, message, kw = self._ask(state, runtime)
+        return {"mags_turn": self.loop.before(user, message, **kw).model_dump(mode="json")}
 
     async def abefore_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.before_agent, state, runtime)
+        user, message, kw = self._ask(state, runtime)
+        turn = await self.loop.abefore(user, message, **kw)
+        return {"mags_turn": turn.model_dump(mode="json")}
 
     # around each model call: the memories in the system prompt
     def _with_memories(self, request: ModelRequest) -> ModelRequest:
-        memories = _memories(request.state or {})
-        if not memories:
+        turn = _turn(request.state or {})
+        if turn is None or not turn.memories:
             return request
-        block = f"{MEMORY_HEADER}\n{prompts.memory_lines(memories)}"
+        block = f"{MEMORY_HEADER}\n{prompts.memory_lines(turn.memories)}"
         base = request.system_prompt or ""
         system = f"{base}\n\n{block}" if base else block
         return request.override(system_message=SystemMessage(system))
@@ -104,28 +101,23 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
     async def awrap_model_call(self, request, handler):
         return await handler(self._with_memories(request))
 
-    # after: the answer stored, the message's facts written, the used memories reinforced
+    # after the agent: the answer stored, what it used reinforced, the facts written
     def after_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
-        turn = state.get("mags_turn")
-        if not self.write or not turn:
-            return None
-        ns = user_id_of(runtime, self.user_id)
-        message = last_user_message(state["messages"])
-        last = state["messages"][-1] if state["messages"] else None
-        answer = str(last.text) if isinstance(last, AIMessage) else None
-        if answer:
-            self.loop.store_answer(ns, answer)
-        try:
-            self.loop.write_facts(ns, self.loop.extract(ns, message).facts, turn)
-        except MagsError as e:  # the graph refused them: the message is stored already
-            log.warning("facts not written (%s)", e)
-        if answer:
-            self.loop.learn(ns, answer, _memories(state))
+        if (turn := _turn(state)) is not None:
+            self.loop.after(turn, _answer(state["messages"]))
         return None
 
     async def aafter_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.after_agent, state, runtime)
+        if (turn := _turn(state)) is not None:
+            await self.loop.aafter(turn, _answer(state["messages"]))
+        return None
 
 
-def _memories(state: Any) -> list[Recalled]:
-    return [Recalled.model_validate(m) for m in state.get("mags_memories") or []]
+def _turn(state: Any) -> TurnContext | None:
+    raw = state.get("mags_turn")
+    return TurnContext.model_validate(raw) if raw else None
+
+
+def _answer(messages: list) -> str | None:
+    last = messages[-1] if messages else None
+    return str(last.text) if isinstance(last, AIMessage) else None

@@ -1,39 +1,35 @@
-"""LangGraph nodes of the memory loop and ``build_mags_graph``, which compiles them.
+"""LangGraph nodes of the memory turn and ``build_mags_graph``, which compiles them.
 
     graph = build_mags_graph(memory, llms, checkpointer=InMemorySaver())
     graph.invoke({"messages": [("user", "I moved to Leeds")]},
                  {"configurable": {"thread_id": "t1", "user_id": "maya"}})
 
-START -> router -> [recall] -> respond -> engram -> [reconcile] -> END. Respond stores the
-user's message before it calls the model (a failure loses nothing; recall, before it, does
-not find the message itself); engram stores the answer. The router and recall degrade on
-failure (rules, no memories) instead of stopping the turn. Each node works sync
-(``invoke``) and async (``ainvoke``); the user (the memory namespace) comes from the
-state's ``user`` or the config's ``user_id``.
+START -> recall -> respond -> engram -> END: ``MemoryLoop.before`` (route, recall, the
+message stored), the respond role, ``MemoryLoop.after`` (the answer stored, what it used
+reinforced, the message's facts written). The nodes only translate between the graph's
+state and the loop; each works sync (``invoke``) and async (``ainvoke``). The user (the
+memory namespace) comes from the state's ``user`` or the config's ``user_id``.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from graph_db import FactWrite, LiquidGraph, MagsError
+from graph_db import FactWrite, LiquidGraph
 from graph_db.models import Recalled
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import ASSISTANT, MemoryLoop, Said, check_user
+from mags_langgraph.loop import ASSISTANT, MemoryLoop, Said, TurnContext, TurnReport, check_user
 from mags_langgraph.schemas import Route, Triplet
 from mags_langgraph.settings import AgentSettings
 
 log = logging.getLogger(__name__)
 HISTORY_MESSAGES = 8  # the conversation the respond role sees besides the memories
-# what a turn starts from: a thread's state is kept between turns, the last turn's
-# memories must not be answered from (or reinforced) again
-FRESH_TURN: dict = {"memories": [], "used": [], "episode_ids": [], "facts": [], "writes": [],
-                    "engram": {}}  # fmt: skip
 
 
 class MemoryState(MessagesState, total=False):
@@ -42,13 +38,15 @@ class MemoryState(MessagesState, total=False):
 
     user: str
     session: str
+    turn: dict[str, Any]  # the TurnContext of this turn
     route: dict[str, Any]  # a Route
     memories: list[dict[str, Any]]  # Recalled
     used: list[str]
     episode_ids: list[str]
     facts: list[dict[str, Any]]  # Triplet
-    engram: dict[str, Any]  # source, failed, dropped
+    engram: dict[str, Any]  # source, failed, dropped (write_failed)
     writes: list[dict[str, Any]]  # FactWrite
+    stages_ms: dict[str, float]  # wall time of each memory stage and of the answer
 
 
 def route_of(state: MemoryState) -> Route | None:
@@ -98,99 +96,89 @@ def _answer(messages: list[BaseMessage]) -> str | None:
 
 
 class MemoryNodes:
-    """The five nodes over one ``MemoryLoop`` (each a sync function and an async twin)."""
+    """The three nodes over one ``MemoryLoop`` (each a sync function and an async twin,
+    both translating state to the loop's calls and back)."""
 
     def __init__(self, loop: MemoryLoop) -> None:
         self.loop = loop
 
-    # router (a model failure falls back to the rules)
-    def router(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, message = user_of(state, config), last_user_message(state["messages"])
-        return {**FRESH_TURN, "route": self.loop.route(ns, message).model_dump()}
+    def _ask(self, state: MemoryState, config: RunnableConfig) -> tuple[str, str, dict]:
+        user = user_of(state, config)
+        message = last_user_message(state["messages"])
+        return user, message, {"thread": thread_of(user, state["messages"]),
+                               "session": _session(state, config)}  # fmt: skip
 
-    async def arouter(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, message = user_of(state, config), last_user_message(state["messages"])
-        route = await self.loop.aroute(ns, message)
-        return {**FRESH_TURN, "route": route.model_dump()}
-
-    # recall (before the message is stored: it is not its own memory)
+    # before: route, recall, the message stored
     def recall(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, message = user_of(state, config), last_user_message(state["messages"])
-        try:
-            queries = self.loop.queries(ns, message, _said(ns, state["messages"]))
-            found = self.loop.recall(ns, queries, route_of(state))
-        except MagsError as e:  # answer without memories rather than not at all
-            log.warning("recall failed (%s); answering without memories", e)
-            found = []
-        return {"memories": _dump(found)}
+        user, message, kw = self._ask(state, config)
+        return _before_update(self.loop.before(user, message, **kw))
 
     async def arecall(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, message = user_of(state, config), last_user_message(state["messages"])
-        try:
-            queries = await self.loop.aqueries(ns, message, _said(ns, state["messages"]))
-            found = await self.loop.arecall(ns, queries, route_of(state))
-        except MagsError as e:
-            log.warning("recall failed (%s); answering without memories", e)
-            found = []
-        return {"memories": _dump(found)}
+        user, message, kw = self._ask(state, config)
+        return _before_update(await self.loop.abefore(user, message, **kw))
 
-    # respond: the user's message is stored first, before the model is called
+    # respond: a failing model loses nothing (the message is stored)
     def respond(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, memories = user_of(state, config), memories_of(state)
-        message = last_user_message(state["messages"])
-        ids = self.loop.store_turn(ns, ns, message, None, _session(state, config))
+        started = time.perf_counter()
         try:
-            answer = self.loop.respond(ns, memories, _history(state["messages"]))
-        except Exception as e:  # the model is down or refused: the message is stored
-            return {**_no_answer(e), "episode_ids": ids}
-        used = self.loop.learn(ns, answer, memories)
-        return {"messages": [AIMessage(answer)], "used": used, "episode_ids": ids}
+            answer = self.loop.respond(turn_of(state), _history(state["messages"]))
+        except Exception as e:
+            return _no_answer(e)
+        return _answered(state, answer, started)
 
     async def arespond(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, memories = user_of(state, config), memories_of(state)
-        message = last_user_message(state["messages"])
-        ids = await self.loop.astore_turn(ns, ns, message, None, _session(state, config))
+        started = time.perf_counter()
         try:
-            answer = await self.loop.arespond(ns, memories, _history(state["messages"]))
+            answer = await self.loop.arespond(turn_of(state), _history(state["messages"]))
         except Exception as e:
-            return {**_no_answer(e), "episode_ids": ids}
-        used = await self.loop.alearn(ns, answer, memories)
-        return {"messages": [AIMessage(answer)], "used": used, "episode_ids": ids}
+            return _no_answer(e)
+        return _answered(state, answer, started)
 
-    # engram: the answer stored, then the facts the message states
+    # after: the answer stored, the used memories reinforced, the facts written
     def engram(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, message = user_of(state, config), last_user_message(state["messages"])
-        ids = list(state["episode_ids"])
-        if answer := _answer(state["messages"]):
-            ids.append(self.loop.store_answer(ns, answer, _session(state, config)))
-        route = route_of(state)
-        extraction = self.loop.extract(ns, message) if route is None or route.write else None
-        return _engram_update(ids, extraction)
+        return _after_update(state, self.loop.after(turn_of(state), _answer(state["messages"])))
 
     async def aengram(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, message = user_of(state, config), last_user_message(state["messages"])
-        ids = list(state["episode_ids"])
-        if answer := _answer(state["messages"]):
-            ids.append(await self.loop.astore_answer(ns, answer, _session(state, config)))
-        route = route_of(state)
-        write = route is None or route.write
-        extraction = await self.loop.aextract(ns, message) if write else None
-        return _engram_update(ids, extraction)
+        report = await self.loop.aafter(turn_of(state), _answer(state["messages"]))
+        return _after_update(state, report)
 
-    # reconcile: write the facts; conflicts are adjudicated by the reconcile role
-    def reconcile(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, source = user_of(state, config), state["episode_ids"][0]
-        try:
-            return {"writes": _dump(self.loop.write_facts(ns, facts_of(state), source))}
-        except MagsError as e:
-            return _not_written(state, e)
 
-    async def areconcile(self, state: MemoryState, config: RunnableConfig) -> dict:
-        ns, source = user_of(state, config), state["episode_ids"][0]
-        try:
-            return {"writes": _dump(await self.loop.awrite_facts(ns, facts_of(state), source))}
-        except MagsError as e:
-            return _not_written(state, e)
+def turn_of(state: MemoryState) -> TurnContext:
+    return TurnContext.model_validate(state["turn"])
+
+
+def _before_update(turn: TurnContext) -> dict:
+    """The state of a new turn (a thread's state is kept between turns: the last turn's
+    facts and writes must not show as this one's)."""
+    return {
+        "turn": turn.model_dump(mode="json"),
+        "route": turn.route.model_dump(),
+        "memories": _dump(turn.memories),
+        "episode_ids": [turn.episode_id] if turn.episode_id else [],
+        "used": [], "facts": [], "writes": [], "engram": {},
+        "stages_ms": dict(turn.stages_ms),
+    }  # fmt: skip
+
+
+def _answered(state: MemoryState, answer: str, started: float) -> dict:
+    stages = {**(state.get("stages_ms") or {}), "respond": (time.perf_counter() - started) * 1e3}
+    return {"messages": [AIMessage(answer)], "stages_ms": stages}
+
+
+def _after_update(state: MemoryState, report: TurnReport) -> dict:
+    x = report.extraction
+    engram: dict[str, Any] = {"source": x.source, "failed": x.failed, "dropped": x.dropped}
+    if report.write_error:
+        engram["write_failed"] = report.write_error
+    ids = list(state.get("episode_ids") or [])
+    return {
+        "episode_ids": [*ids, report.answer_id] if report.answer_id else ids,
+        "used": report.used,
+        "facts": _dump(x.facts),
+        "writes": _dump(report.writes),
+        "engram": engram,
+        "stages_ms": {**(state.get("stages_ms") or {}), **report.stages_ms},
+    }
 
 
 def _history(messages: list[BaseMessage]) -> list[BaseMessage]:
@@ -199,7 +187,7 @@ def _history(messages: list[BaseMessage]) -> list[BaseMessage]:
     return kept[-HISTORY_MESSAGES:]
 
 
-def _said(user: str, messages: list[BaseMessage]) -> list[Said]:
+def thread_of(user: str, messages: list[BaseMessage]) -> list[Said]:
     """The thread's turns before the last user message, as (speaker, text), for the
     recall role to resolve pronouns from (the loop keeps the last few)."""
     last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=0)
@@ -217,28 +205,6 @@ def _no_answer(error: Exception) -> dict:
                 type(error).__name__, error)  # fmt: skip
     text = f"(No answer: the language model failed: {type(error).__name__}: {error})"
     return {"messages": [AIMessage(text, additional_kwargs={"mags_error": True})], "used": []}
-
-
-def _not_written(state: MemoryState, error: Exception) -> dict:
-    """The facts could not be written (the graph refused them): the turn is kept as is."""
-    log.warning("facts not written (%s); the turn stays an episode only", error)
-    return {"writes": [], "engram": {**(state.get("engram") or {}), "write_failed": str(error)}}
-
-
-def _engram_update(ids: list[str], extraction) -> dict:
-    if extraction is None:
-        return {"episode_ids": ids, "facts": [], "engram": {"source": "none"}}
-    info = {"source": extraction.source, "failed": extraction.failed, "dropped": extraction.dropped}
-    return {"episode_ids": ids, "facts": _dump(extraction.facts), "engram": info}
-
-
-def _after_router(state: MemoryState) -> str:
-    route = state.get("route")
-    return "recall" if route is None or route["recall"] else "respond"
-
-
-def _after_engram(state: MemoryState) -> str:
-    return "reconcile" if state.get("facts") else END
 
 
 def build_mags_graph(
@@ -259,13 +225,11 @@ def build_mags_graph(
     loop = memory if isinstance(memory, MemoryLoop) else MemoryLoop(memory, llms, settings)
     nodes = MemoryNodes(loop)
     builder = StateGraph(MemoryState)
-    for name in ("router", "recall", "respond", "engram", "reconcile"):
+    for name in ("recall", "respond", "engram"):
         func, afunc = getattr(nodes, name), getattr(nodes, f"a{name}")
         builder.add_node(name, RunnableLambda(func, afunc=afunc, name=name))
-    builder.add_edge(START, "router")
-    builder.add_conditional_edges("router", _after_router, ["recall", "respond"])
+    builder.add_edge(START, "recall")
     builder.add_edge("recall", "respond")
     builder.add_edge("respond", "engram")
-    builder.add_conditional_edges("engram", _after_engram, ["reconcile", END])
-    builder.add_edge("reconcile", END)
+    builder.add_edge("engram", END)
     return builder.compile(checkpointer=checkpointer, store=store, name="mags")

@@ -14,6 +14,9 @@ from graph_db import LiquidGraph, MagsError
 from mags_langgraph import prompts
 from mags_langgraph.loop import MemoryLoop
 from mags_langgraph.middleware import user_id_of
+from mags_langgraph.schemas import Route
+
+SAVE = Route(recall=False, write=True)  # remember: the text is stored and its facts written
 
 
 def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None) -> list[BaseTool]:
@@ -24,8 +27,7 @@ def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None
     def recall_memories(query: str, runtime: ToolRuntime) -> str:
         """Look up what you remember about the user for a question or topic.
         Returns numbered memories, each with its id."""
-        ns = user_id_of(runtime, user_id)
-        hits = loop.recall(ns, query)
+        hits = loop.recall(user_id_of(runtime, user_id), query)
         if not hits:
             return "No memories found."
         return "\n".join(f"{prompts.memory_line(i, h)} (id: {h.id})" for i, h in enumerate(hits, 1))
@@ -35,11 +37,13 @@ def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None
         """Save something about the user worth remembering (a sentence in their words)."""
         ns = user_id_of(runtime, user_id)
         try:
-            [episode] = loop.store_turn(ns, ns, text, session="tool")
-            writes = loop.write_facts(ns, loop.extract(ns, text).facts, episode)
+            turn = loop.before(ns, text, session="tool", recall=False, route=SAVE)
         except MagsError as e:
             return f"Not saved: {e}"
-        return f"Saved (id: {episode}; {len(writes)} fact(s))."
+        report = loop.after(turn)
+        if report.write_error:
+            return f"Saved the text (id: {turn.episode_id}), not its facts: {report.write_error}"
+        return f"Saved (id: {turn.episode_id}; {len(report.writes)} fact(s))."
 
     @tool
     def forget_memory(memory_id: str, runtime: ToolRuntime) -> str:

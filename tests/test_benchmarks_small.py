@@ -57,12 +57,14 @@ def test_game_engram_facts_match_the_gold_fact_on_the_stores_keys():
     statement = Turn(1, 0.0, "change", {"text": said}, [gold])
     chatter = Turn(2, 60.0, "chatter", {"text": "Zorax: my lucky socks are jade today."})
     read = [
-        (statement, Extraction([
+        (statement, Extraction(facts=[
             Triplet(subject="VEXIL  die", predicate="Has sides", object="8."),  # matches
             Triplet(subject="the Vexil die", predicate="has_sides", object="8"),  # subject off
             Triplet(subject="Vexil die", predicate="sides", object="8"),  # predicate off
         ])),
-        (chatter, Extraction([Triplet(subject="Zorax", predicate="socks_are", object="jade")])),
+        (chatter, Extraction(facts=[
+            Triplet(subject="Zorax", predicate="socks_are", object="jade"),
+        ])),
     ]  # fmt: skip
     got = judge_extraction(read)
     assert (got["precision"], got["recall"]) == (1 / 4, 1.0)

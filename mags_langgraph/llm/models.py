@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from mags_langgraph.llm.parse import ParseError, parse_json, strip_thinking
 from mags_langgraph.settings import AgentSettings, Role
+from mags_langgraph.steps import Steps, arun, invoke, run
 
 T = TypeVar("T", bound=BaseModel)
 FALLBACK_RESPOND_TOKENS = 80
@@ -162,30 +163,25 @@ class LLMs:
             self.model("respond")
         return bool(self.local and self.local.fallback)
 
-    # -- calls -------------------------------------------------------------------------
-    def complete(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> str:
+    # -- calls (written once as steps: mags_langgraph.steps runs them sync or async) -----
+    def complete_steps(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> Steps[str]:
         """The model's text answer (thinking stripped)."""
         started = time.perf_counter()
-        msg = self.model(role).invoke(list(messages), max_tokens=self._max(role), **kw)
+        msg = yield from invoke(self.model(role), list(messages), max_tokens=self._max(role), **kw)
         self.usage.add(role, msg, time.perf_counter() - started)
         return strip_thinking(_text(msg))
 
-    async def acomplete(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> str:
-        started = time.perf_counter()
-        msg = await self.model(role).ainvoke(list(messages), max_tokens=self._max(role), **kw)
-        self.usage.add(role, msg, time.perf_counter() - started)
-        return strip_thinking(_text(msg))
-
-    def structured(
+    def structured_steps(
         self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
-    ) -> T:
+    ) -> Steps[T]:
         """A validated ``schema`` instance; on invalid output the model is told why and
         asked again (``retries`` times), then ``StructuredError``."""
         messages = list(messages)
         for attempt in range(retries + 1):
             started = time.perf_counter()
             try:
-                msg = self.model(role).invoke(messages, **self._json_kwargs(role, schema))
+                kw = self._json_kwargs(role, schema)
+                msg = yield from invoke(self.model(role), messages, **kw)
             except CUT_OFF as e:  # the token limit or a filter stopped it: invalid output
                 msg = _cut_off(e)
             result = self._checked(role, msg, started, schema, messages, attempt == retries)
@@ -193,20 +189,21 @@ class LLMs:
                 return result
         raise AssertionError("unreachable")
 
+    def complete(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> str:
+        return run(self.complete_steps(role, messages, **kw))
+
+    async def acomplete(self, role: Role, messages: Sequence[BaseMessage], **kw: Any) -> str:
+        return await arun(self.complete_steps(role, messages, **kw))
+
+    def structured(
+        self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
+    ) -> T:
+        return run(self.structured_steps(role, messages, schema, retries))
+
     async def astructured(
         self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
     ) -> T:
-        messages = list(messages)
-        for attempt in range(retries + 1):
-            started = time.perf_counter()
-            try:
-                msg = await self.model(role).ainvoke(messages, **self._json_kwargs(role, schema))
-            except CUT_OFF as e:
-                msg = _cut_off(e)
-            result = self._checked(role, msg, started, schema, messages, attempt == retries)
-            if result is not None:
-                return result
-        raise AssertionError("unreachable")
+        return await arun(self.structured_steps(role, messages, schema, retries))
 
     def _checked(
         self, role: Role, msg: Any, started: float, schema: type[T], messages: list, last: bool
