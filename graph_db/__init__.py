@@ -8,6 +8,7 @@ with LiquidGraph() as g:                      # embedded ArcadeDB in MAGS_HOME
 
 from graph_db.errors import (
     EmbeddingMismatchError,
+    EngineError,
     GraphUnavailableError,
     HomeLockedError,
     InvalidInputError,
@@ -22,6 +23,7 @@ from graph_db.settings import GraphSettings
 
 __all__ = [
     "EmbeddingMismatchError",
+    "EngineError",
     "EpisodeIn",
     "FactIn",
     "FactWrite",

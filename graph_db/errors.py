@@ -31,6 +31,10 @@ class GraphUnavailableError(MagsError, ConnectionError):
     """The graph engine cannot be reached or started."""
 
 
+class EngineError(MagsError, RuntimeError):
+    """The graph engine failed a query (the engine's own error is the ``__cause__``)."""
+
+
 class HomeLockedError(MagsError, RuntimeError):
     """Another process holds the embedded store's home directory."""
 

@@ -118,13 +118,9 @@ class LiquidGraph:
         self.close()
 
     def _stored_meta(self) -> dict[str, Any] | None:
-        """What the store says about itself (None for a new store)."""
-        from neo4j.exceptions import Neo4jError
-
-        try:
-            rows = self.backend.read("meta_get", key="schema")
-        except Neo4jError:  # a new ArcadeDB store has no MagsMeta type yet
-            return None
+        """What the store says about itself (None for a new store). A read that fails
+        raises: taking the store for a new one would rewrite its schema meta."""
+        rows = self.backend.read("meta_get", key="schema")
         return json.loads(rows[0]["value"]) if rows and rows[0]["value"] else None
 
     def _pack_vectors(self, page: int = 500) -> None:

@@ -40,12 +40,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Literal
 
-from neo4j.exceptions import Neo4jError
 from pydantic import BaseModel, Field
 
 from graph_db.backends import GraphBackend, Tx
 from graph_db.dynamics import DAY_S, DecayParams
-from graph_db.errors import InvalidInputError
+from graph_db.errors import EngineError, InvalidInputError
 from graph_db.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -136,7 +135,7 @@ class Maintainer:
             try:
                 cores, edges = self._gds_cores(ns, stored)
                 return cores, edges, "gds"
-            except Neo4jError as e:
+            except EngineError as e:
                 if self.settings.kcore_method == "gds":
                     raise
                 log.warning("GDS k-core failed (%s); peeling in Python instead", e)
@@ -167,7 +166,7 @@ class Maintainer:
             if self.backend.dialect.kcore == "gds-or-peel":
                 try:
                     self._gds = bool(_first(self.backend.read("kcore_gds_available"), "gds"))
-                except Neo4jError as e:  # e.g. not allowed to list procedures: peel
+                except EngineError as e:  # e.g. not allowed to list procedures: peel
                     log.warning("cannot tell whether GDS is installed (%s): peeling k-cores", e)
         return self._gds
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from graph_db.errors import InvalidInputError
 
 Block = Literal["episodic", "semantic"]
 Blocks = Literal["episodic", "semantic", "both"]
@@ -18,7 +21,7 @@ def labels_of(blocks: Blocks) -> list[str]:
     if blocks == "both":
         return ["Episode", "Fact"]
     if blocks not in LABEL_OF_BLOCK:
-        raise ValueError(f"blocks must be 'episodic', 'semantic' or 'both', not {blocks!r}")
+        raise InvalidInputError(f"blocks must be 'episodic', 'semantic' or 'both', not {blocks!r}")
     return [LABEL_OF_BLOCK[blocks]]
 
 
@@ -27,11 +30,16 @@ def to_epoch(value: datetime | float | int | str | None) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise ValueError("a time cannot be a bool")
+        raise InvalidInputError("a time cannot be a bool: give epoch seconds or an ISO date")
     if isinstance(value, int | float):
         return float(value)
     if isinstance(value, str):
-        value = datetime.fromisoformat(value)
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidInputError(
+                f"{value!r} is not a time: give epoch seconds or an ISO date (2026-05-01T09:30)"
+            ) from None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.timestamp()
@@ -92,28 +100,72 @@ class FactIn(BaseModel):
         return v
 
 
+EPISODE_FIELDS = ("speaker", "session_id", "ts")
+FACT_FIELDS = (
+    "subject", "predicate", "object", "confidence", "valid_from", "valid_to", "source_episode_id"
+)  # fmt: skip
+SHARED_FIELDS = ("importance", "salience", "access_count", "created_at", "last_access", "permanent")
+
+
 class Memory(BaseModel):
-    """A stored memory as callers see it (no embedding unless asked)."""
+    """A stored memory as callers see it: an episode (who said it, in which session, when)
+    or a fact (subject, predicate, object, confidence, and when it held: ``valid_to`` is
+    None while current), its metadata as it was given, and no embedding unless asked. The
+    store's bookkeeping (index fields, maintenance due times, core numbers) stays inside."""
 
     id: str
     ns: str
     block: Block
     text: str
-    properties: dict[str, Any] = Field(default_factory=dict)
+    # episodes
+    speaker: str | None = None
+    session_id: str | None = None
+    ts: float | None = None
+    # facts
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+    confidence: float | None = None
+    valid_from: float | None = None
+    valid_to: float | None = None
+    source_episode_id: str | None = None
+    # both
+    importance: float | None = None
+    salience: float | None = None
+    access_count: int | None = None
+    created_at: float | None = None
+    last_access: float | None = None
+    permanent: bool | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
     embedding: list[float] | None = None
 
     @classmethod
     def from_row(cls, memory: dict[str, Any], label: str) -> Memory:
-        props = {k: v for k, v in memory.items() if v is not None}
-        emb = props.pop("embedding", None)
+        block = BLOCK_OF_LABEL[label]
+        own = (*(EPISODE_FIELDS if block == "episodic" else FACT_FIELDS), *SHARED_FIELDS)
+        meta = memory.get("metadata")
         return cls(
-            id=props.pop("id"),
-            ns=props.pop("ns"),
-            block=BLOCK_OF_LABEL[label],
-            text=props.pop("text", ""),
-            properties=props,
-            embedding=emb,
+            id=memory["id"],
+            ns=memory["ns"],
+            block=block,
+            text=memory.get("text") or "",
+            metadata=json.loads(meta) if isinstance(meta, str) and meta else {},
+            embedding=memory.get("embedding"),
+            **{k: memory[k] for k in own if memory.get(k) is not None},
         )
+
+    @property
+    def current(self) -> bool:
+        """Not superseded (an episode always is)."""
+        return self.valid_to is None
+
+    @property
+    def properties(self) -> dict[str, Any]:
+        """The block's fields that are set, as a dict (speaker, ts, ... or subject, ...)."""
+        own = EPISODE_FIELDS if self.block == "episodic" else FACT_FIELDS
+        fields = {k: getattr(self, k) for k in (*own, *SHARED_FIELDS)}
+        fields["metadata"] = self.metadata or None
+        return {k: v for k, v in fields.items() if v is not None}
 
 
 class Hit(BaseModel):

@@ -123,7 +123,7 @@ class ChatSession:
         for col in ("id", "block", "memory"):
             table.add_column(col)
         for m in self.graph.list(self.user, limit=int(limit)):
-            who = m.properties.get("speaker")
+            who = m.speaker
             table.add_row(m.id[:8], m.block, f"{who}: {m.text}" if who else m.text)
         self.console.print(table)
         s = self.graph.stats(self.user)

@@ -64,7 +64,7 @@ def _hits_table(title: str, hits) -> Table:
     table.add_column("memory")
     table.add_column("found by")
     for h in hits:
-        who = h.memory.properties.get("speaker")
+        who = h.memory.speaker
         text = f"{who}: {h.memory.text}" if who else h.memory.text
         found = "+".join(s for s in h.sources if s != "walk")
         path = getattr(h, "path", None)
@@ -256,7 +256,7 @@ def inspect(
         for col in ("id", "subject", "predicate", "object", "confidence", "importance"):
             facts.add_column(col)
         current = [m for m in graph.list(user, "semantic", limit=1000)
-                   if m.properties.get("valid_to") is None][:limit]  # fmt: skip
+                   if m.current][:limit]  # fmt: skip
         for m in current:
             p = m.properties
             scores = (f"{p.get(k, 0):.2f}" for k in ("confidence", "importance"))
@@ -266,7 +266,7 @@ def inspect(
         for col in ("id", "speaker", "text"):
             turns.add_column(col)
         for m in graph.list(user, "episodic", limit=limit):
-            turns.add_row(m.id[:8], str(m.properties.get("speaker") or ""), m.text)
+            turns.add_row(m.id[:8], str(m.speaker or ""), m.text)
         console.print(turns)
 
 

@@ -316,7 +316,7 @@ class MemoryLoop:
         except UnknownNamespaceError:
             return []  # a new user: nothing to recall yet
         if not own_words:  # else the assistant's past answers crowd out what the user said
-            hits = [h for h in hits if h.memory.properties.get("speaker") != ASSISTANT]
+            hits = [h for h in hits if h.memory.speaker != ASSISTANT]
         return hits[:k]
 
     # -- respond -------------------------------------------------------------------------
@@ -341,7 +341,7 @@ class MemoryLoop:
         out = [(m, 1.0) for i, m in enumerate(memories) if i in cited]
         rest = [  # the assistant's own past words resemble any answer: citations only
             m for i, m in enumerate(memories)
-            if i not in cited and m.memory.properties.get("speaker") != ASSISTANT
+            if i not in cited and m.memory.speaker != ASSISTANT
         ]  # fmt: skip
         if rest:
             plain = _CITATION.sub("", answer)
@@ -373,8 +373,8 @@ class MemoryLoop:
             hits = self.graph.search(ns, message, k=2 * ENGRAM_FACTS, blocks="semantic")
         except UnknownNamespaceError:
             return []  # a new user: nothing known yet
-        props = [h.memory.properties for h in hits if h.memory.properties.get("valid_to") is None]
-        return [(p["subject"], p["predicate"], p["object"]) for p in props][:ENGRAM_FACTS]
+        facts = [h.memory for h in hits if h.memory.current]
+        return [(f.subject or "", f.predicate or "", f.object or "") for f in facts][:ENGRAM_FACTS]
 
     def extract(self, user: str, message: str) -> Extraction:
         """The facts ``message`` states (model or patterns, see ``AgentSettings.engram``).

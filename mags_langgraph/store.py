@@ -39,7 +39,7 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from graph_db import LiquidGraph, Memory, NotFoundError, UnknownNamespaceError
+from graph_db import InvalidInputError, LiquidGraph, Memory, NotFoundError, UnknownNamespaceError
 
 _IDS = uuid.UUID("6d3f0e2a-8f4b-4c55-9a8e-2f1d7b6c4a10")  # uuid5 namespace of item ids
 SEP = "/"
@@ -104,10 +104,7 @@ def _when(epoch: Any) -> datetime:
 
 def _stored(m: Memory) -> dict[str, Any] | None:
     """The store's record (key, value, times) a memory carries, if it is a store item."""
-    meta = m.properties.get("metadata") or {}
-    if isinstance(meta, str):
-        meta = json.loads(meta)
-    return meta.get("store") if isinstance(meta, dict) else None
+    return m.metadata.get("store")
 
 
 def _item_parts(m: Memory) -> tuple[str, dict[str, Any], datetime, datetime]:
@@ -275,7 +272,9 @@ def _compare(have: Any, op: str, arg: Any) -> bool:
             "$lte": lambda: have <= arg,
         }[op]()
     except KeyError as e:
-        raise ValueError(f"unsupported filter operator {op!r}") from e
+        raise InvalidInputError(
+            f"unsupported filter operator {op!r}: use $eq, $ne, $gt, $gte, $lt or $lte"
+        ) from e
     except TypeError:
         return False
 

@@ -9,7 +9,7 @@ import math
 from datetime import UTC, datetime
 
 import pytest
-from test_dynamics_cypher import _clear_assoc, _link, _weights
+from test_dynamics_cypher import _clear_assoc, _link, _stored, _weights
 
 from graph_db import GraphSettings, InvalidInputError, LiquidGraph
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
@@ -199,7 +199,7 @@ def test_reinforce_twice_then_decay_gives_the_expected_weight(graph, ns):
     # the store's prune agrees: the edge leaving a expires when its weight reaches w_min
     lo = min(a, b)
     graph.backend.write("edges_prune", ns=ns, ids=[lo], now=later, w_min=0.01, **params.as_params())
-    dies = graph.get(ns, lo).properties["expire_at"]
+    dies = _stored(graph, ns, lo)["expire_at"]
     assert effective_weight(w, edge["w_at"], edge["fired_at"], dies, params) == pytest.approx(0.01)
     importance = graph.get(ns, a).properties["importance"]
     assert importance > 0.5  # raised by use
@@ -239,7 +239,8 @@ def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, 
     assert report.cores == {3: 4, 1: 1, 0: 1}
     assert report.consolidated == 4
     assert report.edges_after == 7
-    protected = {m.id for m in graph.get_many(ns, ids) if m.properties.get("protected")}
+    rows = graph.backend.read("memory_get", ns=ns, ids=ids, with_embedding=False)
+    protected = {r["memory"]["id"] for r in rows if r["memory"].get("protected")}
     assert protected == {a, b, c, d}
 
 
@@ -288,7 +289,7 @@ def test_after_the_first_pass_maintenance_visits_only_what_is_due(graph, ns):
     # e-f (0.03, held 7 days after firing, then -1%/day) falls under w_min=0.02 on day ~47.5
     params = DecayParams.of(graph.settings)
     dies = now + params.hold + math.log(0.03 / graph.settings.w_min) / params.decay
-    assert graph.get(ns, e).properties["expire_at"] == pytest.approx(dies)
+    assert _stored(graph, ns, e)["expire_at"] == pytest.approx(dies)
     before = graph.maintain(ns, now=dies - DAY_S)
     after = graph.maintain(ns, now=dies + DAY_S)
     assert (before.pruned_edges, after.pruned_edges) == (0, 1)

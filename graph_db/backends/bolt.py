@@ -14,11 +14,18 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationDisabledClassification
-from neo4j.exceptions import AuthError, ConfigurationError, ConstraintError, ServiceUnavailable
+from neo4j.exceptions import (
+    AuthError,
+    ConfigurationError,
+    ConstraintError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+)
 
 from graph_db import cypher
 from graph_db.backends.dialects import Dialect
-from graph_db.errors import GraphUnavailableError, InvalidInputError
+from graph_db.errors import EngineError, GraphUnavailableError, InvalidInputError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -115,6 +122,11 @@ class GraphBackend:
                 f"The graph engine ({self.describe}) cannot be reached: {e}. Check that it is "
                 "running, MAGS_NEO4J_URI / MAGS_NEO4J_PASSWORD, or unset MAGS_NEO4J_URI to use "
                 "the embedded store."
+            ) from e
+        except (Neo4jError, DriverError) as e:  # after the driver's retries of transient ones
+            raise EngineError(
+                f"The graph engine ({self.describe}) failed a query: {e}. If it persists, "
+                "check the engine's log (the embedded one's is in MAGS_HOME/logs)."
             ) from e
 
     # -- schema -------------------------------------------------------------------
