@@ -18,14 +18,29 @@ from graph_db.errors import (
     UnknownNamespaceError,
 )
 from graph_db.liquid_graph import LiquidGraph
-from graph_db.models import EpisodeIn, FactIn, FactWrite, Hit, Memory
+from graph_db.models import (
+    Blocks,
+    EpisodeIn,
+    FactIn,
+    FactWrite,
+    Hit,
+    Memory,
+    Recalled,
+    Step,
+    labels_of,
+)
+from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
 from graph_db.settings import GraphSettings
 
 __all__ = [
+    "Adjudicator",
+    "Blocks",
+    "Conflict",
     "EmbeddingMismatchError",
     "EngineError",
     "EpisodeIn",
     "FactIn",
+    "FactView",
     "FactWrite",
     "GraphSettings",
     "GraphUnavailableError",
@@ -36,6 +51,10 @@ __all__ = [
     "MagsError",
     "Memory",
     "NotFoundError",
+    "Recalled",
     "SnapshotError",
+    "Step",
     "UnknownNamespaceError",
+    "Verdict",
+    "labels_of",
 ]

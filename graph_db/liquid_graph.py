@@ -41,6 +41,7 @@ from graph_db.recall import Recaller, as_queries
 from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, predicate_node_key
 from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
+from graph_db.snapshots import export_namespace, import_namespace
 from graph_db.text import check_ns, check_text, entity_key, predicate_key
 from graph_db.vecpack import with_packed
 
@@ -292,13 +293,13 @@ class LiquidGraph:
         mode: str = "hybrid",
     ) -> list[Hit]:
         """Memories matching ``query``: vector, full-text, or both fused by reciprocal rank."""
-        ns = self._require_ns(ns)
         if mode not in ("hybrid", "vector", "fulltext"):
             raise InvalidInputError(f"mode must be hybrid, vector or fulltext, not {mode!r}")
+        labels = labels_of(blocks)
         query = check_text(query, "query", self.settings.max_text_chars)
+        ns = self._require_ns(ns)
         if k <= 0:
             return []
-        labels = labels_of(blocks)
         run = self.backend.read
         rankings: list[list[str]] = []
         sims: dict[str, float] = {}
@@ -347,12 +348,13 @@ class LiquidGraph:
         recall leaves its trace: returned memories are touched and the top anchors linked
         (in the background; ``flush()`` waits for it).
         """
-        ns = self._require_ns(ns)
         if mode not in ("walk", "vector"):
             raise InvalidInputError(f"mode must be 'walk' or 'vector', not {mode!r}")
+        labels = labels_of(blocks)
         queries = [check_text(q, "query", self.settings.max_text_chars) for q in as_queries(query)]
         if not queries:
             raise InvalidInputError("recall needs at least one query")
+        ns = self._require_ns(ns)
         if k <= 0:
             return []
         derived: list[str] = []  # the queries without their names (grounding.name_free)
@@ -361,7 +363,7 @@ class LiquidGraph:
         qv = self._engram.embed([*queries, *derived])
         when = to_epoch(as_of)
         results, anchors = self._recaller.recall(
-            ns, [*queries, *derived], qv, k, labels_of(blocks), when, history, mode, len(derived)
+            ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived)
         )
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])
@@ -531,15 +533,12 @@ class LiquidGraph:
     # -- snapshots -----------------------------------------------------------------------
     def export(self, ns: str, path: str | Path) -> Path:
         """Write namespace ``ns`` to a versioned snapshot file (see ``graph_db.snapshots``)."""
-        from graph_db.snapshots import export_namespace
-
-        return export_namespace(self, self._require_ns(ns), Path(path))
+        return export_namespace(self.backend, self.embedder, self._require_ns(ns), Path(path))
 
     def restore(self, path: str | Path, ns: str | None = None) -> dict[str, int]:
         """Replace a namespace with a snapshot's content, exactly (rollback)."""
-        from graph_db.snapshots import import_namespace
-
-        counts = import_namespace(self, Path(path), ns)
+        target, counts = import_namespace(self.backend, self.embedder, Path(path), ns)
+        self._namespace_changed(target, exists=True)
         return counts
 
 

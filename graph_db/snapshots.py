@@ -17,15 +17,13 @@ import json
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from graph_db.backends import Tx
+from graph_db.backends import GraphBackend, Tx
+from graph_db.embeddings import Embedder
 from graph_db.errors import SnapshotError
 from graph_db.text import check_ns
 from graph_db.vecpack import with_packed
-
-if TYPE_CHECKING:
-    from graph_db.liquid_graph import LiquidGraph
 
 FORMAT = "mags-snapshot"
 VERSION = 1
@@ -44,21 +42,21 @@ _BATCH = 500
 SCHEDULE = ("vitals_due", "expire_at", "edges_at")
 
 
-def export_namespace(graph: LiquidGraph, ns: str, path: Path) -> Path:
+def export_namespace(backend: GraphBackend, embedder: Embedder, ns: str, path: Path) -> Path:
     """Write every node and edge of ``ns`` to ``path`` (a consistent read)."""
 
     def read(tx: Tx) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         return tx.run("export_nodes", ns=ns), tx.run("export_edges", ns=ns)
 
-    nodes, edges = graph.backend.read_tx(read)
+    nodes, edges = backend.read_tx(read)
     header = {
         "kind": "header",
         "format": FORMAT,
         "version": VERSION,
         "ns": ns,
         "created_at": time.time(),
-        "embedding_model": graph.embedder.name,
-        "embedding_dim": graph.embedder.dim,
+        "embedding_model": embedder.name,
+        "embedding_dim": embedder.dim,
         "nodes": len(nodes),
         "edges": len(edges),
     }
@@ -101,13 +99,16 @@ def read_snapshot(path: Path) -> tuple[dict[str, Any], list[dict], list[dict]]:
     return header, nodes, edges
 
 
-def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> dict[str, int]:
-    """Replace namespace ``ns`` (default: the snapshot's) with the snapshot's content."""
+def import_namespace(
+    backend: GraphBackend, embedder: Embedder, path: Path, ns: str | None = None
+) -> tuple[str, dict[str, int]]:
+    """Replace namespace ``ns`` (default: the snapshot's) with the snapshot's content;
+    returns the namespace written and the counts."""
     header, nodes, edges = read_snapshot(path)
-    if header["embedding_dim"] != graph.embedder.dim:
+    if header["embedding_dim"] != embedder.dim:
         raise SnapshotError(
             f"{path} holds {header['embedding_dim']}-dimensional vectors; this store uses "
-            f"{graph.embedder.dim}. Open the store with the snapshot's model "
+            f"{embedder.dim}. Open the store with the snapshot's model "
             f"({header['embedding_model']})."
         )
     target = check_ns(ns or header["ns"])
@@ -136,9 +137,8 @@ def import_namespace(graph: LiquidGraph, path: Path, ns: str | None = None) -> d
             for i in range(0, len(rows), _BATCH):
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
 
-    graph.backend.write_tx(work)
-    graph._namespace_changed(target, exists=True)
-    return {"nodes": len(nodes), "edges": len(edges)}
+    backend.write_tx(work)
+    return target, {"nodes": len(nodes), "edges": len(edges)}
 
 
 def _with_new_ids(nodes: list[dict], edges: list[dict]) -> tuple[list[dict], list[dict]]:

@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from graph_db import GraphSettings, LiquidGraph, MagsError
+from graph_db import GraphSettings, LiquidGraph, MagsError, labels_of
 
 app = typer.Typer(
     help="MAGS: a memory for LLM agents that learns while it is used.",
@@ -169,7 +169,7 @@ def chat(
             try:
                 session.say(line)
             except MagsError as e:  # bad input: say so, keep chatting
-                console.print(f"[red]error:[/red] {e}")
+                console.print(f"[red]error:[/red] {e}", soft_wrap=True)  # one line, any width
 
 
 @app.command()
@@ -194,6 +194,7 @@ def search(
     home: HomeOpt = None,
 ) -> None:
     """What the memory finds for QUERY in USER's namespace."""
+    labels_of(blocks)  # a typo is said at once, before the store is opened
     with _open(home) as graph:
         console.print(_hits_table(f"Q: {query}", graph.search(user, query, k, blocks, mode)))
 
@@ -208,6 +209,7 @@ def recall(
     home: HomeOpt = None,
 ) -> None:
     """What the memory recalls for QUERY (anchors + walk), and the path to each memory."""
+    labels_of(blocks)
     with _open(home) as graph:
         hits = graph.recall(user, query, k, blocks, history=history)  # type: ignore[arg-type]
         console.print(_hits_table(f"Q: {query}", hits))
@@ -301,11 +303,13 @@ def restore(path: Path, user: str | None = None, home: HomeOpt = None) -> None:
 
 
 @app.command()
-def forget(user: str, yes: bool = typer.Option(False, "--yes", help="Do not ask.")) -> None:
+def forget(
+    user: str, yes: bool = typer.Option(False, "--yes", help="Do not ask."), home: HomeOpt = None
+) -> None:
     """Delete everything USER's namespace holds."""
     if not yes:
         typer.confirm(f"Delete all memories of {user!r}?", abort=True)
-    with _open(None) as graph:
+    with _open(home) as graph:
         console.print(f"Deleted {graph.forget_namespace(user)} nodes.")
 
 
@@ -316,7 +320,7 @@ def main() -> None:
     try:
         app()
     except MagsError as e:
-        console.print(f"[red]error:[/red] {e}")
+        console.print(f"[red]error:[/red] {e}", soft_wrap=True)  # one line, any width
         raise SystemExit(2) from e
 
 

@@ -24,8 +24,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from pydantic import Field, field_validator
 
-from graph_db import LiquidGraph, UnknownNamespaceError
-from graph_db.models import Blocks, Recalled
+from graph_db import Blocks, LiquidGraph, Recalled, UnknownNamespaceError
 from mags_langgraph import prompts
 from mags_langgraph.llm.parse import strip_thinking
 from mags_langgraph.loop import ASSISTANT, MemoryLoop, check_user

@@ -29,9 +29,17 @@ import numpy as np
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from graph_db import FactWrite, InvalidInputError, LiquidGraph, MagsError, UnknownNamespaceError
-from graph_db.models import Recalled
-from graph_db.reconcile import Adjudicator, Conflict, Verdict
+from graph_db import (
+    Adjudicator,
+    Conflict,
+    FactWrite,
+    InvalidInputError,
+    LiquidGraph,
+    MagsError,
+    Recalled,
+    UnknownNamespaceError,
+    Verdict,
+)
 from mags_langgraph import prompts, rules
 from mags_langgraph.llm import LLMs
 from mags_langgraph.schemas import Adjudication, Engram, RecallPlan, Route, Triplet

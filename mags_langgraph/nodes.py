@@ -21,8 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END, START, MessagesState, StateGraph
 
-from graph_db import FactWrite, LiquidGraph
-from graph_db.models import Recalled
+from graph_db import FactWrite, LiquidGraph, Recalled
 from mags_langgraph.llm import LLMs
 from mags_langgraph.loop import ASSISTANT, MemoryLoop, Said, TurnContext, TurnReport, check_user
 from mags_langgraph.schemas import Route, Triplet

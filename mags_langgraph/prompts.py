@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from graph_db.models import Recalled
+from graph_db import Recalled
 
 RESPOND = """You are a helpful assistant with a long-term memory of the user, {user}.
 Today is {today}. What you remember (numbered; may be incomplete or old):

@@ -7,6 +7,7 @@ import pytest
 
 from graph_db import (
     EmbeddingMismatchError,
+    EngineError,
     GraphSettings,
     GraphUnavailableError,
     InvalidInputError,
@@ -104,3 +105,48 @@ def test_a_duplicate_id_is_refused_and_changes_nothing(graph, seeded):
     with pytest.raises(InvalidInputError, match="ids must be unique"):
         graph.add_episodes(seeded, [{"text": "another turn", "id": first}])
     graph.forget(seeded, first)
+
+
+class FailingReads:
+    """The store's backend, except that every read fails as an engine would; writes are
+    recorded, not done, and closing leaves the shared backend open."""
+
+    def __init__(self, backend) -> None:
+        self.backend, self.dialect, self.writes = backend, backend.dialect, []
+
+    def read(self, name, **params):
+        raise EngineError(f"{name}: the engine is restarting")
+
+    def write(self, name, **params):
+        self.writes.append(name)
+        return []
+
+    def ensure_schema(self, dim):
+        self.writes.append("schema")
+
+    def close(self):
+        pass
+
+
+def test_a_failed_read_on_open_rewrites_no_schema_meta(graph):
+    proxy = FailingReads(graph.backend)
+    with pytest.raises(EngineError, match="the engine is restarting"):
+        LiquidGraph(graph.settings, backend=proxy, embedder=graph.embedder)
+    assert proxy.writes == []
+    (row,) = graph.backend.read("meta_get", key="schema")
+    assert row["value"]  # still there, untouched
+
+
+@pytest.mark.parametrize(
+    "call, says",
+    [
+        (lambda g, ns: g.search(ns, "q", blocks="dreams"), "blocks must be"),
+        (lambda g, ns: g.recall(ns, "q", as_of="last tuesday"), "not a time"),
+        (lambda g, ns: g.recall(ns, "q", as_of=True), "cannot be a bool"),
+        (lambda g, ns: g.list(ns, blocks="x"), "blocks must be"),
+    ],
+)
+def test_bad_read_arguments_are_invalid_input(graph, ns, call, says):
+    graph.add_episodes(ns, ["something to read"])
+    with pytest.raises(InvalidInputError, match=says):
+        call(graph, ns)

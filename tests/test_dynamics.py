@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import pytest
@@ -27,6 +28,17 @@ def _turns(graph, ns, turns, session="s1"):
 
 
 # -- recall ------------------------------------------------------------------------------
+@contextmanager
+def _recall_settings(graph, **changes):
+    """Recall with other settings for one test (the store is shared)."""
+    kept = graph._recaller.settings
+    graph._recaller.settings = kept.model_copy(update=changes)
+    try:
+        yield
+    finally:
+        graph._recaller.settings = kept
+
+
 def test_recall_walks_to_the_answer_turn_and_says_how(graph, ns):
     ids = _turns(
         graph,
@@ -39,26 +51,26 @@ def test_recall_walks_to_the_answer_turn_and_says_how(graph, ns):
             ("bob", "My brother started a new job at the bakery."),
         ],
     )
-    hits = graph.recall(ns, "What did Bob paint for the art fair?", k=5, fire=False)
+    with _recall_settings(graph, recall_candidates=1):  # one candidate: the rest is walked to
+        hits = graph.recall(ns, "What did Bob paint for the art fair?", k=5, fire=False)
     by_id = {h.id: h for h in hits}
     assert hits[0].id == ids[1] and hits[0].anchor
     answer = by_id[ids[2]]
-    assert answer.block == "episodic"
-    assert any(step.edge == "NEXT" for step in answer.path) or answer.relevance >= 0.5
-    for h in hits:  # a path starts at an anchor and ends at the memory
-        if h.path:
-            assert h.path[-1].target == h.id and by_id.get(h.path[0].source, h).anchor
+    assert answer.block == "episodic" and "walk" in answer.sources
+    walked = [h for h in hits if h.path]
+    assert answer in walked
+    for h in walked:  # a path starts at an anchor and ends at the memory
+        assert h.path[-1].target == h.id and by_id[h.path[0].source].anchor
 
 
 def test_walk_activation_is_anchor_relevance_times_edge_weights(graph, ns):
     ids = _turns(graph, ns, [("a", "zebra stripes pattern"), ("a", "unrelated cooking notes")])
     _clear_assoc(graph, ns)
-    hits = graph.recall(ns, "zebra stripes pattern", k=2, fire=False)
-    first, second = hits
+    with _recall_settings(graph, recall_candidates=1):
+        first, second = graph.recall(ns, "zebra stripes pattern", k=2, fire=False)
     assert first.id == ids[0] and first.relevance == pytest.approx(1.0)
-    if second.path:  # reached over NEXT: relevance 1 x w_next
-        assert second.activation == pytest.approx(graph.settings.walk_next_weight)
-        assert [s.edge for s in second.path] == ["NEXT"]
+    assert second.id == ids[1] and [s.edge for s in second.path] == ["NEXT"]
+    assert second.activation == pytest.approx(graph.settings.walk_next_weight)  # 1 x w_next
 
 
 def test_single_shot_vector_mode_ranks_by_cosine_only(graph, ns):
@@ -210,10 +222,10 @@ def test_reinforce_twice_then_decay_gives_the_expected_weight(graph, ns):
 def test_reinforce_strengthens_the_path_of_a_useful_memory(graph, ns):
     ids = _turns(graph, ns, [("a", "quasar telescope night"), ("b", "yes, I saw it too")])
     _clear_assoc(graph, ns)
-    hits = graph.recall(ns, "quasar telescope night", k=2, fire=False)
+    with _recall_settings(graph, recall_candidates=1):  # the second turn is walked to
+        hits = graph.recall(ns, "quasar telescope night", k=2, fire=False)
     walked = [h for h in hits if h.path]
-    if not walked:
-        pytest.skip("the second turn was found directly, not walked to")
+    assert [h.id for h in walked] == [ids[1]]
     graph.reinforce(ns, walked, 1.0)
     step = walked[0].path[-1]
     edge = _weights(graph, ns)[frozenset((step.source, step.target))]

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import httpx
 
-from graph_db.errors import MagsError
+from graph_db import MagsError
 from mags_langgraph.llm.adapters import role_adapters
 from mags_langgraph.settings import ROLES, AgentSettings
 

@@ -126,7 +126,7 @@ class LLMs:
         base_url, model = s.llm_base_url, s.model_for(role)
         extra: dict[str, Any] = {}
         if base_url is None and key is None:  # nothing configured: the embedded server
-            from graph_db.settings import GraphSettings
+            from graph_db import GraphSettings
             from mags_langgraph.llm.adapters import adapters_folder
             from mags_langgraph.llm.local import LocalServer
 
