@@ -370,7 +370,7 @@ class MemoryWriter:
                     "access_count": 0,
                     "importance": e.salience,
                     "salience": e.salience,
-                    "permanent": False,
+                    "permanent": e.permanent,
                     "metadata": meta,
                 }
             )

@@ -69,6 +69,7 @@ class EpisodeIn(BaseModel):
     ts: datetime | float | None = Field(default=None, description="Event time; default: now.")
     entities: list[str] = Field(default_factory=list, description="Names the turn mentions.")
     salience: float = Field(default=0.5, ge=0, le=1)
+    permanent: bool = Field(default=False, description="Never forgotten by maintenance.")
     metadata: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
 

@@ -10,9 +10,13 @@ namespace the chatbot writes, so an agent's store and its conversations share a 
 An item is an episode whose text is the item's string fields (what recall searches) and
 whose metadata keeps the key and the value; its id is derived from namespace and key.
 ``search`` with a query runs recall and returns store items and the namespace's other
-memories (turns, facts; their key is the memory id: ``get`` finds them, ``delete`` forgets
-them, ``put`` replaces them with an item under that key). Items are permanent: maintenance
-never forgets them.
+memories (turns, facts; their key is the memory id, their value has LangMem's ``kind`` and
+``content``: ``get`` finds them, ``delete`` forgets them, ``put`` replaces them with an item
+under that key). As LangGraph's own stores: namespaces under a prefix are ranked on one
+scale, the filter applies before the limit, no query means the latest updated first, and a
+search writes nothing but its trace in the prefix's own namespace (none with
+``refresh_ttl=False``). Items are permanent: maintenance never forgets them; a put is one
+transaction.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ _IDS = uuid.UUID("6d3f0e2a-8f4b-4c55-9a8e-2f1d7b6c4a10")  # uuid5 namespace of i
 SEP = "/"
 STORE_SESSION = "store"
 MAX_NAMESPACES = 100_000
+MAX_SCAN = 4096  # memories of one namespace a filtered search looks through at most
 
 
 def ns_of(namespace: tuple[str, ...]) -> str:
@@ -117,7 +122,8 @@ def _item_parts(m: Memory) -> tuple[str, dict[str, Any], datetime, datetime]:
             _when(stored["updated_at"]),
         )
     p = m.properties
-    value = {"text": m.text, "block": m.block}
+    # "kind" and "content" as LangMem's memory manager reads its own items
+    value = {"text": m.text, "block": m.block, "kind": "Memory", "content": {"content": m.text}}
     value |= {k: p[k] for k in ("speaker", "subject", "predicate", "object") if k in p}
     made = _when(p.get("ts") or p.get("valid_from") or p.get("created_at"))
     return m.id, value, made, made
@@ -175,11 +181,14 @@ class MAGSStore(BaseStore):
         return found.get(mid), None if recalled is None or _stored(recalled) else recalled
 
     def _put(self, op: PutOp) -> None:
+        """One transaction: the item created, changed or deleted. (A turn or fact that
+        search handed out under its id is deleted first, then replaced by the item.)"""
         ns = ns_of(op.namespace)
         mid = item_id(ns, op.key)
         current, recalled = self._lookup(ns, op.key)
-        if recalled is not None:  # a turn or fact that search returned under its id: the
-            self.graph.forget(ns, recalled.id)  # caller deletes or rewrites it (LangMem does)
+        if recalled is not None:  # the caller deletes or rewrites it (LangMem does)
+            with contextlib.suppress(NotFoundError):
+                self.graph.delete(ns, recalled.id)
         if op.value is None:
             if current is not None:
                 with contextlib.suppress(NotFoundError):  # deleted meanwhile: done too
@@ -191,52 +200,75 @@ class MAGSStore(BaseStore):
         created = _item_parts(current)[2].timestamp() if current is not None else now
         store = {"key": op.key, "value": value, "created_at": created, "updated_at": now}
         text = text_of(value, fields)
-        if current is None:
+        if current is None:  # an item stays until it is deleted: maintenance never forgets it
             self.graph.add_episodes(
                 ns,
                 [{"id": mid, "text": text, "session_id": STORE_SESSION, "ts": now,
-                  "metadata": {"store": store}}],
+                  "permanent": True, "metadata": {"store": store}}],
             )  # fmt: skip
-            # an item stays until it is deleted: maintenance never forgets it
-            self.graph.update(ns, mid, permanent=True)
         else:
             self.graph.update(ns, mid, text=text, metadata={"store": store})
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
+        """Store items and the namespaces' other memories: with a query, recall in each
+        namespace under the prefix, ranked together by recall score x the namespace's best
+        cosine to the query (recall's scores are relative to each namespace's best hit);
+        without one, the most recently updated first. The filter is applied before the
+        limit. Only the prefix's own namespace learns from the search (co-firing), and only
+        when ``refresh_ttl`` (LangGraph's one read that writes) is not turned off."""
         prefix = ns_of(op.namespace_prefix) if op.namespace_prefix else ""
-        if prefix:  # the namespace itself and those below it (not "maya-2" for "maya")
-            below = self.graph.namespaces(prefix=prefix + SEP, limit=MAX_NAMESPACES)
-            spaces = [*self.graph.namespaces(prefix=prefix, limit=1)[:1], *below]
-            spaces = [s for s in dict.fromkeys(spaces) if s == prefix or s.startswith(prefix + SEP)]
-        else:
-            spaces = self.graph.namespaces(limit=MAX_NAMESPACES)
         want = op.offset + op.limit
-        found: list[tuple[float, str, Memory]] = []
-        for ns in spaces:
-            if op.query:
-                hits = self.graph.recall(ns, op.query, k=want * (2 if op.filter else 1),
-                                         fire=self.fire)  # fmt: skip
-                found += [(h.score, ns, h.memory) for h in hits]
-            else:
-                found += [(None, ns, m) for m in self.graph.list(ns, limit=want * 4)]
+        found: list[tuple[float | None, float, str, Memory]] = []
+        for ns in self._spaces(prefix):
+            fire = self.fire and op.refresh_ttl and ns == prefix
+            found += self._matching(ns, op, want, fire)
         if op.query:
-            found.sort(key=lambda t: -t[0])
-        items: list[SearchItem] = []
-        for score, ns, m in found:
+            found.sort(key=lambda t: -(t[0] or 0.0))
+        else:
+            found.sort(key=lambda t: -t[1])
+        items = []
+        for score, _, ns, m in found[op.offset : want]:
             key, value, made, changed = _item_parts(m)
-            if op.filter and not _matches(value, op.filter):
-                continue
             items.append(
-                SearchItem(
-                    namespace=tuple(ns.split(SEP)),
-                    key=key,
-                    value=value,
-                    created_at=made,
-                    updated_at=changed,
-                    score=score,
-                )
-            )
-        return items[op.offset : want]
+                SearchItem(namespace=tuple(ns.split(SEP)), key=key, value=value,
+                           created_at=made, updated_at=changed, score=score)
+            )  # fmt: skip
+        return items
+
+    def _spaces(self, prefix: str) -> list[str]:
+        """The namespace ``prefix`` and those below it (not "maya-2" for "maya")."""
+        if not prefix:
+            return self.graph.namespaces(limit=MAX_NAMESPACES)
+        below = self.graph.namespaces(prefix=prefix + SEP, limit=MAX_NAMESPACES)
+        spaces = [*self.graph.namespaces(prefix=prefix, limit=1)[:1], *below]
+        return [s for s in dict.fromkeys(spaces) if s == prefix or s.startswith(prefix + SEP)]
+
+    def _matching(
+        self, ns: str, op: SearchOp, want: int, fire: bool
+    ) -> list[tuple[float | None, float, str, Memory]]:
+        """Up to ``want`` memories of ``ns`` that pass the filter, as (score, updated, ns,
+        memory): recall's, then (no query, or recall found fewer) the others newest first,
+        without a score, as LangGraph's stores rank every item that passes."""
+        kept: list[tuple[float | None, Memory]] = []
+        if op.query:
+            hits = self.graph.recall(ns, op.query, k=want * (2 if op.filter else 1), fire=fire)
+            best = max((h.similarity or 0.0 for h in hits), default=0.0)
+            kept = [(h.score * best, h.memory) for h in hits if _passes(h.memory, op.filter)]
+        if len(kept) < want:
+            seen = {m.id for _, m in kept}
+            kept += [(None, m) for m in self._listed(ns, op.filter, want - len(kept), seen)]
+        return [(s, _item_parts(m)[3].timestamp(), ns, m) for s, m in kept[:want]]
+
+    def _listed(self, ns: str, filter: dict | None, n: int, seen: set[str]) -> list[Memory]:
+        """The newest ``n`` memories of ``ns`` that pass ``filter`` (at most MAX_SCAN read)."""
+        out: list[Memory] = []
+        page = max(n * 4, 64)
+        for offset in range(0, MAX_SCAN, page):
+            batch = self.graph.list(ns, limit=page, offset=offset)
+            out += [m for m in batch if m.id not in seen and _passes(m, filter)]
+            if len(out) >= n or len(batch) < page:
+                break
+        return out[:n]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
         spaces = [tuple(s.split(SEP)) for s in self.graph.namespaces(limit=MAX_NAMESPACES)]
@@ -246,6 +278,10 @@ class MAGSStore(BaseStore):
             kept = [s[: op.max_depth] for s in kept]
         unique = sorted(set(kept))
         return unique[op.offset : op.offset + op.limit]
+
+
+def _passes(m: Memory, filter: dict | None) -> bool:
+    return not filter or _matches(_item_parts(m)[1], filter)
 
 
 def _matches(value: Mapping[str, Any], filter: Mapping[str, Any]) -> bool:

@@ -143,3 +143,65 @@ def test_store_items_survive_maintenance(store, graph, ns):
     store.put((ns,), "k", {"text": "Keep this"})
     graph.maintain(ns, now=4e9)  # long after: an unused, isolated memory would be forgotten
     assert store.get((ns,), "k").value == {"text": "Keep this"}
+
+
+def test_a_filter_applies_before_the_limit(store, graph, ns):
+    """Two family items under 40 newer chat turns: a filtered search still finds both,
+    with a query and without (LangGraph's stores filter before LIMIT)."""
+    store.put((ns,), "a", {"text": "My sister Ana lives in Lisbon", "kind": "family"})
+    store.put((ns,), "c", {"text": "Ana's daughter is called Rita", "kind": "family"})
+    graph.add_episodes(ns, [f"We chatted about the weather, day {i}" for i in range(40)])
+    for query in (None, "the weather"):
+        hits = store.search((ns,), query=query, filter={"kind": "family"}, limit=2)
+        assert {h.key for h in hits} == {"a", "c"}, query
+
+
+def test_a_prefix_search_ranks_across_namespaces_on_one_scale(store, ns):
+    """Recall's scores are relative to each namespace's best hit: without a common scale
+    every namespace's best would tie at the top."""
+    store.put((ns, "music"), "k", {"text": "I play the cello in a string quartet"})
+    for topic, text in [("tax", "The tax return is due in April"),
+                        ("car", "The car needs new winter tyres"),
+                        ("garden", "The tomatoes need watering twice a day")]:  # fmt: skip
+        store.put((ns, topic), "k", {"text": text})
+    [best] = store.search((ns,), query="which instrument do I play?", limit=1)
+    assert best.namespace == (ns, "music")
+
+
+def test_without_a_query_the_latest_updated_come_first(store, ns):
+    store.put((ns, "x"), "old", {"text": "first"})
+    store.put((ns, "y"), "new", {"text": "second"})
+    store.put((ns, "x"), "old", {"text": "first, edited"})
+    assert [h.key for h in store.search((ns,), limit=2)] == ["old", "new"]
+
+
+def test_a_search_writes_only_where_asked_and_as_refresh_ttl_says(store, graph, ns):
+    """Co-firing (the trace a recall leaves) only in the prefix's own namespace, and not
+    when the caller turns refresh_ttl off (LangGraph's one read that may write)."""
+    store.put((ns,), "own", {"text": "I keep bees on the roof"})
+    store.put((ns, "sub"), "other", {"text": "The bees swarmed in May"})
+
+    def touched() -> dict[str, int]:
+        graph.flush()
+        return {
+            m.metadata["store"]["key"]: m.access_count
+            for space in (ns, f"{ns}/sub")
+            for m in graph.list(space)
+        }
+
+    assert touched() == {"own": 0, "other": 0}
+    store.search((ns,), query="bees", refresh_ttl=False)
+    assert touched() == {"own": 0, "other": 0}
+    store.search((ns,), query="bees")
+    assert touched() == {"own": 1, "other": 0}
+
+
+def test_an_item_is_permanent_from_its_one_write_and_turns_read_as_langmem_memories(
+    store, graph, ns
+):
+    store.put((ns,), "k", {"text": "Keep this"})
+    [item] = graph.list(ns)
+    assert item.permanent is True
+    turn = graph.add_episode(ns, "I moved to Porto", speaker=ns)
+    [hit] = [h for h in store.search((ns,), query="Porto") if h.key == turn]
+    assert hit.value["kind"] == "Memory" and hit.value["content"] == {"content": "I moved to Porto"}
