@@ -140,3 +140,25 @@ def test_a_second_process_writing_the_same_fact_loses_nothing(graph, ns):
         child.stdin.close()
         assert child.wait(timeout=120) == 0
     _assert_one_chain(graph, ns, "Maya", "lives_in", 16)
+
+
+def test_a_failed_co_firing_write_is_counted_not_raised_into_the_next_call(graph, ns, monkeypatch):
+    graph.add_episodes(ns, ["red apples", "green apples", "apple pie"])
+    plasticity = graph._plasticity
+    failures = plasticity.failures
+    real = plasticity.backend
+
+    class Refusing:  # the background writer's view of the engine, refusing the touch
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def write(self, name, **params):
+            if name == "memory_touch":
+                raise RuntimeError("the engine refused the touch")
+            return real.write(name, **params)
+
+    monkeypatch.setattr(plasticity, "backend", Refusing())
+    assert graph.recall(ns, "apples", k=3)
+    graph.flush()  # waits, does not raise
+    assert plasticity.failures == failures + 1
+    assert graph.add_episodes(ns, ["an unrelated write"])  # no earlier failure raised here
