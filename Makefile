@@ -44,6 +44,7 @@ neo4j: setup         ## a local Neo4j for development (Java 25 + Maven); prints 
 lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 LOCOMO ?= ../shared/data/locomo
 
