@@ -9,7 +9,6 @@ near-duplicate fact is merged into the current one instead of stored again.
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import re
 import time
@@ -38,7 +37,16 @@ from graph_db.reconcile import (
 )
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
-from graph_db.text import check_ns, check_text, entity_key, predicate_key, sentences, terms
+from graph_db.text import (
+    NAME_MAX,
+    check_ns,
+    check_text,
+    entity_key,
+    predicate_key,
+    sentences,
+    terms,
+    to_json,
+)
 from graph_db.vecpack import LEGACY, pack
 
 log = logging.getLogger(__name__)
@@ -352,7 +360,7 @@ class MemoryWriter:
         now = time.time()
         rows, mentions = [], []
         for e, text, vec, view in zip(items, texts, vectors, views, strict=True):
-            meta = json.dumps(e.metadata, ensure_ascii=False) if e.metadata else None
+            meta = to_json(e.metadata, "episode metadata") if e.metadata else None
             ts = to_epoch(e.ts) if e.ts is not None else now
             rows.append(
                 {
@@ -374,6 +382,10 @@ class MemoryWriter:
                     "metadata": meta,
                 }
             )
+            if e.speaker is not None:
+                check_text(e.speaker, "speaker", NAME_MAX)
+            for name in e.entities:
+                check_text(name, "entity name", NAME_MAX)
             names = [*e.entities, *([e.speaker] if e.speaker else [])]
             mentions.append([(n, "speaker" if n == e.speaker else "mention") for n in names])
         ids = [r["id"] for r in rows]
@@ -431,6 +443,7 @@ class MemoryWriter:
             return []
         limit = self.settings.max_text_chars
         now = time.time()
+        metas = [to_json(f.metadata, "fact metadata") if f.metadata else None for f in items]
         prepared = []
         for f in items:
             subject = check_text(f.subject, "fact subject", limit).strip()
@@ -529,9 +542,7 @@ class MemoryWriter:
                         "salience": f.salience,
                         "permanent": False,
                         "source_episode_id": f.source_episode_id,
-                        "metadata": json.dumps(f.metadata, ensure_ascii=False)
-                        if f.metadata
-                        else None,
+                        "metadata": metas[i],
                     }
                 )
                 if outcome.rejected_by is not None:

@@ -42,7 +42,7 @@ from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, p
 from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.snapshots import export_namespace, import_namespace
-from graph_db.text import check_ns, check_text, entity_key, predicate_key
+from graph_db.text import check_ns, check_page, check_text, entity_key, predicate_key, to_json
 from graph_db.vecpack import with_packed
 
 log = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ class LiquidGraph:
 
     def add_episode(self, ns: str, text: str, **fields: Any) -> str:
         """Store one turn; see ``EpisodeIn`` for the fields."""
-        return self.add_episodes(ns, [EpisodeIn(text=text, **fields)])[0]
+        return self.add_episodes(ns, [{"text": text, **fields}])[0]
 
     # -- write: facts --------------------------------------------------------------------
     def add_facts(
@@ -250,7 +250,7 @@ class LiquidGraph:
 
     def add_fact(self, ns: str, subject: str, predicate: str, obj: str, **fields: Any) -> str:
         """Store one triplet; returns the id of the new, merged or rejected fact."""
-        fact = FactIn(subject=subject, predicate=predicate, object=obj, **fields)
+        fact = {"subject": subject, "predicate": predicate, "object": obj, **fields}
         return self.add_facts(ns, [fact])[0].id
 
     def history(self, ns: str, subject: str, predicate: str) -> list[Memory]:
@@ -431,9 +431,8 @@ class LiquidGraph:
         self, ns: str, blocks: Blocks = "both", limit: int = 100, offset: int = 0
     ) -> list[Memory]:
         """Memories of a namespace, newest first."""
+        limit, offset = check_page(limit, offset)
         ns = self._require_ns(ns)
-        if limit < 0 or offset < 0:
-            raise InvalidInputError("limit and offset must be >= 0")
         rows = self.backend.read(
             "memory_list", ns=ns, labels=labels_of(blocks), limit=limit, offset=offset
         )
@@ -441,6 +440,7 @@ class LiquidGraph:
 
     def namespaces(self, prefix: str = "", limit: int = 1000, offset: int = 0) -> list[str]:
         """Namespaces that hold memories, by name."""
+        limit, offset = check_page(limit, offset)
         rows = self.backend.read("namespace_list", prefix=prefix, limit=limit, offset=offset)
         return [r["ns"] for r in rows]
 
@@ -469,7 +469,7 @@ class LiquidGraph:
         props: dict[str, Any] = dict(changes)
         limit = self.settings.max_text_chars
         if "metadata" in props and props["metadata"] is not None:
-            props["metadata"] = json.dumps(props["metadata"], ensure_ascii=False)
+            props["metadata"] = to_json(props["metadata"], "metadata")
         for key in ("ts", "valid_from", "valid_to"):
             if props.get(key) is not None:
                 props[key] = to_epoch(props[key])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -32,6 +33,8 @@ def to_epoch(value: datetime | float | int | str | None) -> float | None:
     if isinstance(value, bool):
         raise InvalidInputError("a time cannot be a bool: give epoch seconds or an ISO date")
     if isinstance(value, int | float):
+        if not math.isfinite(value):
+            raise InvalidInputError(f"a time must be a finite number, not {value!r}")
         return float(value)
     if isinstance(value, str):
         try:

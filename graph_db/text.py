@@ -9,6 +9,9 @@ from functools import lru_cache
 from graph_db.errors import InvalidInputError
 
 _NS_MAX = 256
+NAME_MAX = 256  # a speaker, an entity name
+PAGE_MAX = 100_000  # the most memories one list call returns
+_INT32 = 2**31 - 1  # engines take limits and offsets as 32-bit integers
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n\r.,;:!?\"'`()[]{}<>"
@@ -174,3 +177,29 @@ def sentences(text: str, min_chars: int = 12) -> list[str]:
         elif part:
             out.append(part)
     return out
+
+
+def check_page(limit: object, offset: object) -> tuple[int, int]:
+    """A page of a listing: 0 <= limit <= PAGE_MAX, 0 <= offset < 2**31."""
+    for name, value in (("limit", limit), ("offset", offset)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidInputError(f"{name} must be an int, not {value!r}")
+    if not 0 <= limit <= PAGE_MAX:  # type: ignore[operator]
+        raise InvalidInputError(
+            f"limit must be between 0 and {PAGE_MAX}, not {limit}; page with offset"
+        )
+    if not 0 <= offset <= _INT32:  # type: ignore[operator]
+        raise InvalidInputError(f"offset must be between 0 and {_INT32}, not {offset}")
+    return int(limit), int(offset)  # type: ignore[arg-type]
+
+
+def to_json(value: object, what: str) -> str:
+    """Metadata as stored: JSON text (a dict of strings, numbers, lists, ...)."""
+    import json
+
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise InvalidInputError(
+            f"{what} must be JSON (strings, numbers, booleans, lists, dicts): {e}"
+        ) from None

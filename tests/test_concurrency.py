@@ -162,3 +162,9 @@ def test_a_failed_co_firing_write_is_counted_not_raised_into_the_next_call(graph
     graph.flush()  # waits, does not raise
     assert plasticity.failures == failures + 1
     assert graph.add_episodes(ns, ["an unrelated write"])  # no earlier failure raised here
+
+
+def test_eight_threads_writing_a_new_namespace_first_all_succeed(graph, ns):
+    """The namespace registry's insert races; registering must be idempotent."""
+    ids = _all_at_once(8, lambda t: graph.add_episodes(ns, [f"first words {t}"])[0])
+    assert sorted(m.id for m in graph.list(ns)) == sorted(ids)
