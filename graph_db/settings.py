@@ -40,6 +40,11 @@ class GraphSettings(BaseSettings):
     neo4j_database: str = "neo4j"
     arcadedb_database: str = Field(default="mags", description="Database name inside home.")
     arcadedb_heap: str = Field(default="2g", description="Max JVM heap of the embedded engine.")
+    join_wait_s: float = Field(
+        default=90.0,
+        ge=0,
+        description="How long a process waits for the home's owner to bring its engine up.",
+    )
     connect_timeout_s: float = Field(default=10.0, gt=0, description="Bolt connection timeout.")
     tx_retry_s: float = Field(default=15.0, ge=0, description="Max time to retry a transaction.")
 

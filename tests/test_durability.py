@@ -92,7 +92,7 @@ def test_a_home_locked_by_another_process_is_a_clear_error(tmp_path, embedder):
     try:
         _wait_for(proc, "ready")
         with pytest.raises(HomeLockedError, match="another home"):
-            LiquidGraph(GraphSettings(home=home), embedder=embedder)
+            LiquidGraph(GraphSettings(home=home, join_wait_s=2), embedder=embedder)
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
@@ -134,3 +134,35 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedde
     assert mcp["enabled"] is False
     assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
     graph.close()
+
+
+@pytest.mark.slow
+def test_processes_opening_a_fresh_home_at_once_all_join_one_engine(tmp_path, embedder):
+    """One starts the engine; the others wait for it and join (they used to fail with
+    HomeLockedError while it was still starting)."""
+    home = tmp_path / "home"
+    procs = [_start("race", home) for _ in range(3)]
+    try:
+        for proc in procs:
+            _wait_for(proc, "ready")
+        with LiquidGraph(GraphSettings(home=home), embedder=embedder) as g:
+            texts = {m.text for m in g.list("race")}
+        assert texts == {f"written by process {p.pid}" for p in procs}
+    finally:
+        for proc in procs:
+            proc.stdin.close()
+        for proc in procs:
+            proc.wait(timeout=60)
+
+
+def test_a_home_and_what_it_holds_are_private_also_an_older_one(tmp_path, embedder):
+    home = tmp_path / "home"
+    (home / "log").mkdir(parents=True)
+    os.chmod(home, 0o755)
+    (home / "log" / "old.log").write_text("a line of memory text")
+    os.chmod(home / "log" / "old.log", 0o644)
+    with LiquidGraph(GraphSettings(home=home, neo4j_uri=None), embedder=embedder) as g:
+        g.add_episodes("private", ["nobody else reads this"])
+        assert home.stat().st_mode & 0o777 == 0o700
+        assert (home / "log").stat().st_mode & 0o777 == 0o700
+        assert (home / "log" / "old.log").stat().st_mode & 0o777 == 0o600

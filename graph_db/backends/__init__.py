@@ -28,7 +28,7 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
         from graph_db.backends.arcadedb_embedded import embedded_server
 
         server = embedded_server(settings.home, settings.arcadedb_database, settings.arcadedb_heap)
-        endpoint = server.acquire()
+        endpoint = server.acquire(settings.join_wait_s)
         try:
             driver = connect(
                 endpoint.uri,

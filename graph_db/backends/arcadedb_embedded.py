@@ -11,6 +11,7 @@ the running server instead, or gets a clear error.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import logging
 import os
@@ -18,6 +19,7 @@ import secrets
 import signal
 import socket
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ from graph_db.errors import GraphUnavailableError, HomeLockedError
 log = logging.getLogger(__name__)
 
 _BOLT_PLUGIN = "Bolt:com.arcadedb.bolt.BoltProtocolPlugin"
+JOIN_WAIT_S = 90.0  # how long a process waits for the home owner's engine to come up
 _PORT_ATTEMPTS = 3  # fresh ports each time: another process may take one before the engine binds
 _LOG_PROPERTIES = """\
 handlers = java.util.logging.FileHandler, java.util.logging.ConsoleHandler
@@ -80,6 +83,21 @@ def _reachable(port: int) -> bool:
         return False
 
 
+def _keep_private(home: Path) -> None:
+    """Memories are private: the home 0700, what it holds 0600 (0700 for folders), also
+    for a home made before (another local user could read the engine's files)."""
+    if home.stat().st_uid != os.getuid():
+        return  # not ours to change (a shared, admin-made home)
+    home.chmod(0o700)
+    for root, dirs, files in os.walk(home):
+        for d in dirs:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(root, d), 0o700)
+        for f in files:
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(root, f), 0o600)
+
+
 def _write_private(path: Path, text: str) -> None:
     """Write a file only the owner can read (the password lives in one)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -98,6 +116,7 @@ class EmbeddedArcadeDB:
         self._lock = FileLock(str(self.home / "mags.lock"))
         self._server = None
         self._db = None
+        self._bolt_port = 0
         self._users = 0
         self._mutex = threading.Lock()
         self.endpoint: Endpoint | None = None
@@ -122,19 +141,26 @@ class EmbeddedArcadeDB:
         return password
 
     # -- lifecycle ----------------------------------------------------------------
-    def acquire(self) -> Endpoint:
-        """Start the server (or join the one another process runs) and return its endpoint."""
+    def acquire(self, join_wait_s: float = JOIN_WAIT_S) -> Endpoint:
+        """Start the server (or join the one another process runs, waiting up to
+        ``join_wait_s`` for it to come up) and return its endpoint."""
         with self._mutex:
             if self.endpoint is not None:
                 self._users += 1
                 return self.endpoint
-            self.home.mkdir(parents=True, exist_ok=True)
-            try:
-                self._lock.acquire(timeout=0)
-            except Timeout:
-                self.endpoint = self._join_running()
-                self._users = 1
-                return self.endpoint
+            self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _keep_private(self.home)
+            deadline = time.monotonic() + join_wait_s
+            while True:
+                try:
+                    self._lock.acquire(timeout=0)
+                    break
+                except Timeout:  # another process owns the home: join its server, once up
+                    joined = self._join_running(final=time.monotonic() > deadline)
+                    if joined is not None:
+                        self.endpoint, self._users = joined, 1
+                        return joined
+                    time.sleep(0.25)
             try:
                 self.endpoint = self._start()
             except BaseException:
@@ -144,7 +170,9 @@ class EmbeddedArcadeDB:
             self._users = 1
             return self.endpoint
 
-    def _join_running(self) -> Endpoint:
+    def _join_running(self, final: bool) -> Endpoint | None:
+        """The owner's server, if it is up; None while it may still be starting (it writes
+        the endpoint file once it listens); ``final``: not up by now is an error."""
         try:
             info = json.loads(self._endpoint_file.read_text(encoding="utf-8"))
             port = int(info["bolt_port"])
@@ -155,10 +183,12 @@ class EmbeddedArcadeDB:
             secret = self.home / "secrets" / "arcadedb-root"
             password = secret.read_text(encoding="utf-8").strip()
             return Endpoint(f"bolt://127.0.0.1:{port}", "root", password, int(info["pid"]))
+        if not final:
+            return None
         raise HomeLockedError(
             f"The MAGS home {self.home} is locked by another process "
-            f"(pid {info.get('pid', '?')}) whose server cannot be reached. Close that process, "
-            "or use another home (MAGS_HOME=/path or --home)."
+            f"(pid {info.get('pid', '?')}) whose server could not be reached (MAGS_JOIN_WAIT_S). "
+            "Close that process, or use another home (MAGS_HOME=/path or --home)."
         )
 
     def _start(self) -> Endpoint:
@@ -209,9 +239,7 @@ class EmbeddedArcadeDB:
                     f"Could not start the embedded ArcadeDB in {root}: {e}. "
                     f"See {logdir} for the engine's log."
                 ) from e
-        _write_private(
-            self._endpoint_file, json.dumps({"bolt_port": bolt_port, "pid": os.getpid()})
-        )
+        self._bolt_port = bolt_port  # published once the schema is in place (run_sql)
         _install_exit_handlers()
         return Endpoint(f"bolt://127.0.0.1:{bolt_port}", "root", password, owner_pid=os.getpid())
 
@@ -225,6 +253,10 @@ class EmbeddedArcadeDB:
             return  # a joined server: its owner created the schema
         for stmt in statements:
             self._db.command("sql", stmt)
+        # other processes join from now on: writes before the unique indexes exist would
+        # duplicate keys (and fail the owner's index builds)
+        info = {"bolt_port": self._bolt_port, "pid": os.getpid()}
+        _write_private(self._endpoint_file, json.dumps(info))
 
     def release(self) -> None:
         """Drop one user; the last one stops the server."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -20,6 +21,10 @@ def main() -> None:
     graph = LiquidGraph(GraphSettings(home=home))
     if mode == "hold":
         graph.add_episodes("shared", ["written by the owner process"])
+        print("ready", flush=True)
+        sys.stdin.read()
+    elif mode == "race":  # one of several processes opening a fresh home at once
+        graph.add_episodes("race", [f"written by process {os.getpid()}"])
         print("ready", flush=True)
         sys.stdin.read()
     elif mode == "write-batches":
