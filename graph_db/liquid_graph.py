@@ -535,9 +535,12 @@ class LiquidGraph:
         """Write namespace ``ns`` to a versioned snapshot file (see ``graph_db.snapshots``)."""
         return export_namespace(self.backend, self.embedder, self._require_ns(ns), Path(path))
 
-    def restore(self, path: str | Path, ns: str | None = None) -> dict[str, int]:
-        """Replace a namespace with a snapshot's content, exactly (rollback)."""
-        target, counts = import_namespace(self.backend, self.embedder, Path(path), ns)
+    def restore(
+        self, path: str | Path, ns: str | None = None, *, replace: bool = False
+    ) -> dict[str, int]:
+        """A namespace as the snapshot holds it, exactly (a rollback): ``ns`` (default: the
+        snapshot's own) must be new or empty unless ``replace`` is given."""
+        target, counts = import_namespace(self.backend, self.embedder, Path(path), ns, replace)
         self._namespace_changed(target, exists=True)
         return counts
 

@@ -100,10 +100,16 @@ def read_snapshot(path: Path) -> tuple[dict[str, Any], list[dict], list[dict]]:
 
 
 def import_namespace(
-    backend: GraphBackend, embedder: Embedder, path: Path, ns: str | None = None
+    backend: GraphBackend,
+    embedder: Embedder,
+    path: Path,
+    ns: str | None = None,
+    replace: bool = False,
 ) -> tuple[str, dict[str, int]]:
-    """Replace namespace ``ns`` (default: the snapshot's) with the snapshot's content;
-    returns the namespace written and the counts."""
+    """Write the snapshot into namespace ``ns`` (default: the snapshot's); one that holds
+    memories is replaced only with ``replace`` (the file names its namespace: a crafted
+    or mistaken one must not silently overwrite someone's memories). Returns the
+    namespace written and the counts."""
     header, nodes, edges = read_snapshot(path)
     if header["embedding_dim"] != embedder.dim:
         raise SnapshotError(
@@ -117,6 +123,12 @@ def import_namespace(
     now = time.time()
 
     def work(tx: Tx) -> None:
+        if not replace and tx.run("namespace_exists", ns=target):
+            raise SnapshotError(
+                f"namespace {target!r} already holds memories; restoring {path.name} would "
+                f"replace them with its {len(nodes)} nodes. Pass replace=True (mags restore "
+                "--replace) to do that, or restore into another namespace (ns=...)."
+            )
         tx.run("namespace_delete", ns=target)
         tx.run("namespace_touch", ns=target, now=now)
         for label, query in _CREATE.items():

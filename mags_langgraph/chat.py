@@ -28,7 +28,7 @@ HELP = """Commands:
   /why                 what the last answer recalled, why, and what it used
   /history [SUBJECT] PREDICATE   every value a fact has had (SUBJECT: you)
   /forget ID           forget one memory (ids: /memories, /why)
-  /snapshot [FILE]     save your memory to a file (mags restore FILE brings it back)
+  /snapshot [FILE]     save your memory to a file (mags restore FILE --replace brings it back)
   /help, /quit"""
 
 

@@ -295,10 +295,15 @@ def snapshot(user: str, path: Path, home: HomeOpt = None) -> None:
 
 
 @app.command()
-def restore(path: Path, user: str | None = None, home: HomeOpt = None) -> None:
-    """Replace a namespace with a snapshot (default: the snapshot's own namespace)."""
+def restore(
+    path: Path,
+    user: str | None = None,
+    replace: bool = typer.Option(False, "--replace", help="Replace a namespace that has memories."),
+    home: HomeOpt = None,
+) -> None:
+    """Restore a snapshot into USER's namespace (default: the snapshot's own)."""
     with _open(home) as graph:
-        counts = graph.restore(path, user)
+        counts = graph.restore(path, user, replace=replace)
     console.print(f"Restored {counts['nodes']} nodes and {counts['edges']} edges.")
 
 

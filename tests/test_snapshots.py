@@ -67,8 +67,12 @@ def test_restore_brings_back_exactly_what_was_exported(graph, ns, tmp_path):
     graph.add_episodes(ns, ["a later memory"])
     graph.delete(ns, ids[1])
     graph.update(ns, ids[2], text="I stopped surfing")
-    assert _state(graph, ns) != before
-    counts = graph.restore(path)
+    changed = _state(graph, ns)
+    assert changed != before
+    with pytest.raises(SnapshotError, match="replace=True"):  # never silently
+        graph.restore(path)
+    assert _state(graph, ns) == changed
+    counts = graph.restore(path, replace=True)
     assert _state(graph, ns) == before
     assert counts == {"nodes": len(before[0]), "edges": len(before[1])}
     assert graph.search(ns, "surfing", k=1)[0].memory.text == "I started surfing"
