@@ -166,3 +166,15 @@ def test_a_home_and_what_it_holds_are_private_also_an_older_one(tmp_path, embedd
         assert home.stat().st_mode & 0o777 == 0o700
         assert (home / "log").stat().st_mode & 0o777 == 0o700
         assert (home / "log" / "old.log").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_batch_larger_than_a_bolt_message_is_stored_whole(graph, ns):
+    """300 turns of 30,000 characters (with their index terms, ~18 MB: over the 16 MiB a
+    Bolt message may carry on ArcadeDB) in one call: one transaction, sent in parts."""
+    turns = [
+        {"text": " ".join(f"w{i}x{j}" for j in range(4300))[:30_000], "session_id": "big"}
+        for i in range(300)
+    ]
+    ids = graph.add_episodes(ns, turns)
+    assert len(ids) == 300 and graph.stats(ns)["nodes"]["Episode"] == 300
+    assert graph.get(ns, ids[-1]).text == turns[-1]["text"]

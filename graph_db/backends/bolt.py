@@ -38,6 +38,9 @@ Rows = list[dict[str, Any]]
 #: WARNING or INFO by its severity. Bolt >= 5.2 (Neo4j 5.7+; the embedded ArcadeDB speaks 5.4).
 QUIET_NOTIFICATIONS = (NotificationDisabledClassification.UNRECOGNIZED,)
 UNIQUE_RETRIES = 2  # see GraphBackend._execute
+# ArcadeDB's Bolt refuses messages over 16 MiB (a batch of long turns failed after minutes
+# with "Expected structure, got: Long"): a query's rows are sent in parts below this
+MESSAGE_BUDGET = 4 * 1024 * 1024
 
 
 class Tx:
@@ -48,11 +51,50 @@ class Tx:
         self._dialect = dialect
 
     def run(self, name: str, **params: Any) -> Rows:
+        """Run query ``name``; a ``rows`` batch larger than a Bolt message may carry is
+        sent in parts, in this same transaction (every ``rows`` query UNWINDs its rows)."""
+        rows = params.get("rows")
+        if isinstance(rows, list) and len(rows) > 1 and _size(rows) > MESSAGE_BUDGET:
+            out: Rows = []
+            for part in _parts(rows):
+                out += self._run(name, {**params, "rows": part})
+            return out
+        return self._run(name, params)
+
+    def _run(self, name: str, params: dict[str, Any]) -> Rows:
         # records are tuples: zipped with the keys, not .data() (queries return plain
         # values and maps, and .data() walks each value; a third of a recall's client time)
         result = self._tx.run(cypher.query(name, self._dialect.name), params)
         keys = result.keys()
         return [dict(zip(keys, tuple.__iter__(r), strict=True)) for r in result]
+
+
+def _size(value: Any) -> int:
+    """About how many bytes ``value`` takes in a Bolt message (an upper bound)."""
+    if isinstance(value, str):
+        return 4 * len(value) + 8  # UTF-8: at most 4 bytes a character
+    if isinstance(value, dict):
+        return sum(_size(k) + _size(v) for k, v in value.items()) + 8
+    if isinstance(value, list | tuple):
+        if value and isinstance(value[0], float):
+            return 9 * len(value) + 8
+        return sum(_size(v) for v in value) + 8
+    return 9
+
+
+def _parts(rows: list[Any]) -> list[list[Any]]:
+    """``rows`` cut into consecutive parts of at most MESSAGE_BUDGET bytes each (a row
+    larger than that alone is its own part: the field limits keep rows far smaller)."""
+    parts: list[list[Any]] = [[]]
+    used = 0
+    for row in rows:
+        size = _size(row)
+        if parts[-1] and used + size > MESSAGE_BUDGET:
+            parts.append([])
+            used = 0
+        parts[-1].append(row)
+        used += size
+    return parts
 
 
 class GraphBackend:
