@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import time
 import uuid
 from pathlib import Path
@@ -23,7 +24,7 @@ from graph_db.backends import GraphBackend, Tx
 from graph_db.embeddings import Embedder
 from graph_db.errors import SnapshotError
 from graph_db.text import check_ns
-from graph_db.vecpack import with_packed
+from graph_db.vecpack import unpack, with_packed
 
 FORMAT = "mags-snapshot"
 VERSION = 1
@@ -81,19 +82,24 @@ def read_snapshot(path: Path) -> tuple[dict[str, Any], list[dict], list[dict]]:
             lines = [json.loads(line) for line in f if line.strip()]
     except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise SnapshotError(f"{path} is not a readable MAGS snapshot: {e}") from e
-    if not lines or lines[0].get("format") != FORMAT:
+    if not lines or not isinstance(lines[0], dict) or lines[0].get("format") != FORMAT:
         raise SnapshotError(f"{path} is not a MAGS snapshot (no {FORMAT} header)")
     header = lines[0]
     if header.get("version") != VERSION:
         raise SnapshotError(
             f"{path} is snapshot version {header.get('version')}; this MAGS reads {VERSION}"
         )
+    if not all(isinstance(x, dict) for x in lines) or not all(
+        isinstance(header.get(k), t)
+        for k, t in (("ns", str), ("nodes", int), ("edges", int), ("embedding_dim", int))
+    ):
+        raise SnapshotError(f"{path} has a malformed header or record")
     nodes = [x for x in lines[1:] if x.get("kind") == "node"]
     edges = [x for x in lines[1:] if x.get("kind") == "edge"]
     if len(nodes) != header["nodes"] or len(edges) != header["edges"]:
         raise SnapshotError(f"{path} is truncated: counts differ from its header")
-    bad = [n["label"] for n in nodes if n["label"] not in _CREATE]
-    bad += [e["type"] for e in edges if e["type"] not in _LINK]
+    bad = [str(n.get("label")) for n in nodes if str(n.get("label")) not in _CREATE]
+    bad += [str(e.get("type")) for e in edges if str(e.get("type")) not in _LINK]
     if bad:
         raise SnapshotError(f"{path} has unknown labels or edge types: {sorted(set(bad))}")
     return header, nodes, edges
@@ -111,6 +117,7 @@ def import_namespace(
     or mistaken one must not silently overwrite someone's memories). Returns the
     namespace written and the counts."""
     header, nodes, edges = read_snapshot(path)
+    _check_records(path, nodes, edges, embedder.dim)
     if header["embedding_dim"] != embedder.dim:
         raise SnapshotError(
             f"{path} holds {header['embedding_dim']}-dimensional vectors; this store uses "
@@ -151,6 +158,46 @@ def import_namespace(
 
     backend.write_tx(work)
     return target, {"nodes": len(nodes), "edges": len(edges)}
+
+
+# what a memory needs to be read back (the write path's checks: text, names, vectors)
+_TEXT_FIELDS = {"Episode": ("text",), "Fact": ("text", "subject", "predicate", "object"),
+                "Entity": ("name",)}  # fmt: skip
+_MAX_CHARS = 32_000 * 4  # generous: the write path's limit, with the stemmed index terms
+
+
+def _check_records(path: Path, nodes: list[dict], edges: list[dict], dim: int) -> None:
+    """Every record as the write path would have made it, before any transaction: a
+    hand-edited node (an int for a text, no id, garbage vectors) would break every read."""
+
+    def bad(what: str) -> SnapshotError:
+        return SnapshotError(f"{path} is not a valid MAGS snapshot: {what}")
+
+    ids: set[str] = set()
+    for i, n in enumerate(nodes):
+        props = n.get("props")
+        if not isinstance(props, dict) or not isinstance(props.get("id"), str) or not props["id"]:
+            raise bad(f"node {i} has no id")
+        for field in _TEXT_FIELDS[n["label"]]:
+            value = props.get(field)
+            if not isinstance(value, str) or not value or len(value) > _MAX_CHARS:
+                raise bad(f"node {props['id']!r}: {field} must be a non-empty text")
+        emb = props.get("embedding")
+        if emb is not None and (
+            not isinstance(emb, list)
+            or len(emb) != dim
+            or not all(isinstance(x, int | float) and math.isfinite(x) for x in emb)
+        ):
+            raise bad(f"node {props['id']!r}: embedding must be {dim} finite numbers")
+        if props.get("vecs") is not None:
+            try:
+                unpack(props["vecs"], dim)
+            except (ValueError, TypeError, AttributeError) as e:
+                raise bad(f"node {props['id']!r}: packed vectors: {e}") from None
+        ids.add(props["id"])
+    for e in edges:
+        if e.get("a") not in ids or e.get("b") not in ids or not isinstance(e.get("props"), dict):
+            raise bad(f"a {e.get('type')} edge joins ids the snapshot does not hold")
 
 
 def _with_new_ids(nodes: list[dict], edges: list[dict]) -> tuple[list[dict], list[dict]]:

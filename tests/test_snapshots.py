@@ -305,3 +305,50 @@ def test_a_snapshot_moves_between_engines_and_recalls_the_same(engines, ns, tmp_
     finally:
         neo.forget_namespace(ns)
         arcade.forget_namespace(ns)
+
+
+def _edited(good, tmp_path, name, edit) -> object:
+    """A copy of the snapshot ``good`` with its JSON lines changed by ``edit``."""
+    with gzip.open(good, "rt") as f:
+        lines = [json.loads(line) for line in f.read().splitlines()]
+    edit(lines)
+    out = tmp_path / f"{name}.jsonl.gz"
+    with gzip.open(out, "wt") as f:
+        f.write("\n".join(json.dumps(x) for x in lines) + "\n")
+    return out
+
+
+def _first(lines, label):
+    return next(x for x in lines if x.get("kind") == "node" and x["label"] == label)
+
+
+EDITS = {  # a hand-edited or crafted file, and what the refusal says
+    "text-an-int": (lambda ls: _first(ls, "Episode")["props"].update(text=42), "text must be"),
+    "no-id": (lambda ls: _first(ls, "Fact")["props"].pop("id"), "has no id"),
+    "garbage-vectors": (
+        lambda ls: _first(ls, "Episode")["props"].update(vecs="f16:0:0:AAAA"),
+        "packed vectors",
+    ),
+    "short-embedding": (
+        lambda ls: _first(ls, "Entity")["props"].update(embedding=[0.1, 0.2]),
+        "embedding must be",
+    ),
+    "dangling-edge": (
+        lambda ls: next(x for x in ls if x.get("kind") == "edge").update(a="nope"),
+        "edge joins",
+    ),
+    "not-a-record": (lambda ls: ls.__setitem__(1, [1, 2, 3]), "malformed"),
+    "header-without-ns": (lambda ls: ls[0].pop("ns"), "malformed header"),
+    "label-not-a-string": (lambda ls: _first(ls, "Fact").update(label=["Fact"]), "unknown labels"),
+}
+
+
+@pytest.mark.parametrize("name", EDITS)
+def test_a_malformed_snapshot_is_one_clear_error_and_changes_nothing(graph, ns, tmp_path, name):
+    _populate(graph, ns)
+    before = _state(graph, ns)
+    edit, says = EDITS[name]
+    bad = _edited(graph.export(ns, tmp_path / "good.jsonl.gz"), tmp_path, name, edit)
+    with pytest.raises(SnapshotError, match=says):
+        graph.restore(bad, replace=True)
+    assert _state(graph, ns) == before
