@@ -56,39 +56,42 @@ def call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Steps[T]:
     return (yield Call(fn, args, kwargs))
 
 
+def _advance(steps: Steps[T], value: Any, error: Exception | None) -> tuple[bool, Any]:
+    """Send the last result (or throw its error) in: (True, the result) when the steps
+    are done, else (False, what they need next)."""
+    try:
+        return False, steps.send(value) if error is None else steps.throw(error)
+    except StopIteration as done:
+        return True, done.value
+
+
 def run(steps: Steps[T]) -> T:
     """Drive ``steps`` in this thread."""
-    value: Any = None
-    error: Exception | None = None
+    value, error = None, None
     while True:
-        try:
-            need = steps.send(value) if error is None else steps.throw(error)
-        except StopIteration as done:
-            return done.value
-        try:
+        done, need = _advance(steps, value, error)
+        if done:
+            return need
+        try:  # an error is thrown into the steps: they handle it or it propagates
             if isinstance(need, Invoke):
-                value = need.model.invoke(need.messages, **need.kwargs)
+                value, error = need.model.invoke(need.messages, **need.kwargs), None
             else:
-                value = need.fn(*need.args, **need.kwargs)
-            error = None
-        except Exception as e:  # thrown into the steps: they handle it or it propagates
+                value, error = need.fn(*need.args, **need.kwargs), None
+        except Exception as e:
             value, error = None, e
 
 
 async def arun(steps: Steps[T]) -> T:
     """Drive ``steps`` on the event loop: models awaited, blocking calls in a thread."""
-    value: Any = None
-    error: Exception | None = None
+    value, error = None, None
     while True:
-        try:
-            need = steps.send(value) if error is None else steps.throw(error)
-        except StopIteration as done:
-            return done.value
+        done, need = _advance(steps, value, error)
+        if done:
+            return need
         try:
             if isinstance(need, Invoke):
-                value = await need.model.ainvoke(need.messages, **need.kwargs)
+                value, error = await need.model.ainvoke(need.messages, **need.kwargs), None
             else:
-                value = await asyncio.to_thread(need.fn, *need.args, **need.kwargs)
-            error = None
+                value, error = await asyncio.to_thread(need.fn, *need.args, **need.kwargs), None
         except Exception as e:
             value, error = None, e
