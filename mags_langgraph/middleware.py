@@ -12,7 +12,6 @@ translates: the turn's memory logic and its error handling live in the loop.
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest
@@ -26,7 +25,6 @@ from mags_langgraph.llm import LLMs
 from mags_langgraph.loop import MemoryLoop, TurnContext, check_user
 from mags_langgraph.nodes import last_user_message, thread_of
 
-log = logging.getLogger(__name__)
 MEMORY_HEADER = "What you remember of the user (cite what you use as [n]):"
 
 
