@@ -45,10 +45,12 @@ def test_demo_carries_a_fact_into_session_two_and_reconciles_a_move(tmp_path, en
     history = out.split("maya lives_in")[1]
     assert "Berlin" in history and "Leeds" in history and "now" in history
     assert "model calls" in out and "mags chat --user maya" in out
-    recalled = _run(
-        mags, "recall", "maya", "Where does Maya live?", "--k", "4", home=tmp_path, env=engine_env
-    )
-    assert "Leeds" in recalled  # the memory outlives the process
+    recalled = _run(  # the facts (the model's answers vary from run to run; turns with them)
+        mags, "recall", "maya", "Where does Maya live?", "--k", "4", "--blocks", "semantic",
+        home=tmp_path, env=engine_env,
+    )  # fmt: skip
+    assert "maya lives in Leeds" in recalled  # the memory outlives the process
+    assert "maya lives in Berlin" not in recalled  # superseded: history, not an answer
     report = _run(mags, "maintain", "maya", home=tmp_path, env=engine_env)
     assert "pruned edges" in report and "nodes after" in report
     assert "maya" in _run(mags, "namespaces", home=tmp_path, env=engine_env)
@@ -119,5 +121,5 @@ def test_quickstart_example_runs(tmp_path):
 def test_agent_examples_run_on_the_local_server(tmp_path, script, prefix, expect):
     out = _run(sys.executable, str(ROOT / "examples" / script), home=tmp_path)
     memory_lines = [line for line in out.splitlines() if line.startswith(prefix)]
-    assert memory_lines, out
-    assert expect in memory_lines[-1], out  # the last recall (session 2 / the query's sources)
+    # recalled before it is stored (session 1 cannot recall its own line): session 2 did
+    assert any(expect in line for line in memory_lines), out
