@@ -16,14 +16,14 @@ from typing import Annotated, Any, NotRequired
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, ModelRequest
 from langchain.agents.middleware.types import PrivateStateAttr
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import SystemMessage
 from langgraph.config import get_config
 
 from graph_db import LiquidGraph
 from mags_langgraph import prompts
 from mags_langgraph.llm import LLMs
 from mags_langgraph.loop import MemoryLoop, TurnContext, check_user
-from mags_langgraph.nodes import last_user_message, thread_of
+from mags_langgraph.nodes import answer_of, last_user_message, thread_of
 
 MEMORY_HEADER = "What you remember of the user (cite what you use as [n]):"
 
@@ -102,20 +102,15 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
     # after the agent: the answer stored, what it used reinforced, the facts written
     def after_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
         if (turn := _turn(state)) is not None:
-            self.loop.after(turn, _answer(state["messages"]))
+            self.loop.after(turn, answer_of(state["messages"]))
         return None
 
     async def aafter_agent(self, state: MemoryAgentState, runtime: Any) -> dict[str, Any] | None:
         if (turn := _turn(state)) is not None:
-            await self.loop.aafter(turn, _answer(state["messages"]))
+            await self.loop.aafter(turn, answer_of(state["messages"]))
         return None
 
 
 def _turn(state: Any) -> TurnContext | None:
     raw = state.get("mags_turn")
     return TurnContext.model_validate(raw) if raw else None
-
-
-def _answer(messages: list) -> str | None:
-    last = messages[-1] if messages else None
-    return str(last.text) if isinstance(last, AIMessage) else None

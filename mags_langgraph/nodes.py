@@ -87,7 +87,8 @@ def last_user_message(messages: list[BaseMessage]) -> str:
     return ""
 
 
-def _answer(messages: list[BaseMessage]) -> str | None:
+def answer_of(messages: list[BaseMessage]) -> str | None:
+    """The model's answer ending the thread (not a failure notice), if any."""
     last = messages[-1] if messages else None
     if isinstance(last, AIMessage) and not last.additional_kwargs.get("mags_error"):
         return str(last.text)
@@ -135,10 +136,10 @@ class MemoryNodes:
 
     # after: the answer stored, the used memories reinforced, the facts written
     def engram(self, state: MemoryState, config: RunnableConfig) -> dict:
-        return _after_update(state, self.loop.after(turn_of(state), _answer(state["messages"])))
+        return _after_update(state, self.loop.after(turn_of(state), answer_of(state["messages"])))
 
     async def aengram(self, state: MemoryState, config: RunnableConfig) -> dict:
-        report = await self.loop.aafter(turn_of(state), _answer(state["messages"]))
+        report = await self.loop.aafter(turn_of(state), answer_of(state["messages"]))
         return _after_update(state, report)
 
 

@@ -86,8 +86,9 @@ def _reachable(port: int) -> bool:
 def _keep_private(home: Path) -> None:
     """Memories are private: the home 0700, what it holds 0600 (0700 for folders), also
     for a home made before (another local user could read the engine's files)."""
-    if home.stat().st_uid != os.getuid():
-        return  # not ours to change (a shared, admin-made home)
+    st = home.stat()
+    if st.st_uid != os.getuid() or st.st_mode & 0o077 == 0:
+        return  # not ours to change (an admin-made home), or private already: no walk
     home.chmod(0o700)
     for root, dirs, files in os.walk(home):
         for d in dirs:
