@@ -15,6 +15,7 @@ from graph_db.errors import (
     MagsError,
     NotFoundError,
     SnapshotError,
+    StoreBusyError,
     UnknownNamespaceError,
 )
 from graph_db.liquid_graph import LiquidGraph
@@ -31,8 +32,10 @@ from graph_db.models import (
 )
 from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
 from graph_db.settings import GraphSettings
+from graph_db.text import NS_SEP, check_label, namespace_of
 
 __all__ = [
+    "NS_SEP",
     "Adjudicator",
     "Blocks",
     "Conflict",
@@ -54,7 +57,10 @@ __all__ = [
     "Recalled",
     "SnapshotError",
     "Step",
+    "StoreBusyError",
     "UnknownNamespaceError",
     "Verdict",
+    "check_label",
     "labels_of",
+    "namespace_of",
 ]

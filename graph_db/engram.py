@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
+from pydantic import ValidationError
 
 from graph_db.backends import GraphBackend, Tx
 from graph_db.embeddings import Embedder, check_vectors
@@ -303,6 +304,12 @@ class MemoryWriter:
         items = [self._coerce(EpisodeIn, e) for e in episodes]
         limit = self.settings.max_text_chars
         texts = [check_text(e.text, "episode text", limit) for e in items]
+        for e in items:  # every field checked before the model sees any of it
+            if e.speaker is not None:
+                check_text(e.speaker, "speaker", NAME_MAX)
+            check_text(e.session_id, "session id", NAME_MAX)
+            for name in e.entities:
+                check_text(name, "entity name", NAME_MAX)
         said = [_said(e.speaker, t) for e, t in zip(items, texts, strict=True)]
         vectors = self.embed(said) if texts else np.zeros((0, self.embedder.dim))
         views: list[dict[str, np.ndarray]] = [{} for _ in items]
@@ -382,10 +389,6 @@ class MemoryWriter:
                     "metadata": meta,
                 }
             )
-            if e.speaker is not None:
-                check_text(e.speaker, "speaker", NAME_MAX)
-            for name in e.entities:
-                check_text(name, "entity name", NAME_MAX)
             names = [*e.entities, *([e.speaker] if e.speaker else [])]
             mentions.append([(n, "speaker" if n == e.speaker else "mention") for n in names])
         ids = [r["id"] for r in rows]
@@ -690,6 +693,21 @@ class MemoryWriter:
         if isinstance(value, Mapping):
             try:
                 return model(**value)
-            except Exception as e:  # pydantic's message names the field
-                raise InvalidInputError(f"invalid {model.__name__}: {e}") from e
+            except ValidationError as e:
+                raise InvalidInputError(f"invalid {model.__name__}: {_problems(e)}") from None
         raise InvalidInputError(f"expected {model.__name__} or a mapping, got {type(value)}")
+
+
+def _problems(e: ValidationError) -> str:
+    """pydantic's errors on one line: each field, what is wrong, and what was given."""
+    return "; ".join(
+        f"{'.'.join(map(str, err['loc'])) or 'value'}: "
+        f"{err['msg'].removeprefix('Value error, ')} "
+        f"({err['type']}, got {_short(err.get('input'))})"
+        for err in e.errors(include_url=False)
+    )
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."

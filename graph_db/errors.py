@@ -35,6 +35,10 @@ class EngineError(MagsError, RuntimeError):
     """The graph engine failed a query (the engine's own error is the ``__cause__``)."""
 
 
+class StoreBusyError(EngineError):
+    """Other writers held the same records longer than the store retries (MAGS_TX_RETRY_S)."""
+
+
 class HomeLockedError(MagsError, RuntimeError):
     """Another process holds the embedded store's home directory."""
 

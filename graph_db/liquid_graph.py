@@ -42,7 +42,15 @@ from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, p
 from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.snapshots import export_namespace, import_namespace
-from graph_db.text import check_ns, check_page, check_text, entity_key, predicate_key, to_json
+from graph_db.text import (
+    check_k,
+    check_ns,
+    check_page,
+    check_text,
+    entity_key,
+    predicate_key,
+    to_json,
+)
 from graph_db.vecpack import with_packed
 
 log = logging.getLogger(__name__)
@@ -297,8 +305,9 @@ class LiquidGraph:
             raise InvalidInputError(f"mode must be hybrid, vector or fulltext, not {mode!r}")
         labels = labels_of(blocks)
         query = check_text(query, "query", self.settings.max_text_chars)
+        k = check_k(k)
         ns = self._require_ns(ns)
-        if k <= 0:
+        if k == 0:
             return []
         run = self.backend.read
         rankings: list[list[str]] = []
@@ -354,14 +363,15 @@ class LiquidGraph:
         queries = [check_text(q, "query", self.settings.max_text_chars) for q in as_queries(query)]
         if not queries:
             raise InvalidInputError("recall needs at least one query")
+        k = check_k(k)
+        when = to_epoch(as_of)
         ns = self._require_ns(ns)
-        if k <= 0:
+        if k == 0:
             return []
         derived: list[str] = []  # the queries without their names (grounding.name_free)
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         qv = self._engram.embed([*queries, *derived])
-        when = to_epoch(as_of)
         results, anchors = self._recaller.recall(
             ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived)
         )

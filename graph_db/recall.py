@@ -364,5 +364,8 @@ def _candidate(
 
 
 def as_queries(query: str | Sequence[str]) -> list[str]:
-    """One query or several (sub-queries from a recall model)."""
-    return [query] if isinstance(query, str) else list(query)
+    """One query or several (sub-queries from a recall model); other values are left to
+    ``check_text`` to refuse by name."""
+    if isinstance(query, str | bytes | bytearray) or not isinstance(query, list | tuple):
+        return [query]  # type: ignore[list-item]
+    return list(query)

@@ -22,7 +22,7 @@ from typing import Any
 
 from graph_db.backends import GraphBackend, Tx
 from graph_db.embeddings import Embedder
-from graph_db.errors import SnapshotError
+from graph_db.errors import InvalidInputError, SnapshotError
 from graph_db.text import check_ns
 from graph_db.vecpack import unpack, with_packed
 
@@ -125,7 +125,8 @@ def import_namespace(
             f"({header['embedding_model']})."
         )
     target = check_ns(ns or header["ns"])
-    if target != header["ns"]:
+    fresh = target != header["ns"]
+    if fresh:  # a copy: fresh ids
         nodes, edges = _with_new_ids(nodes, edges)
     now = time.time()
 
@@ -156,7 +157,15 @@ def import_namespace(
             for i in range(0, len(rows), _BATCH):
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
 
-    backend.write_tx(work)
+    try:
+        backend.write_tx(work)
+    except InvalidInputError:
+        # its ids are taken: the header names another namespace than the one its memories
+        # came from (an edited or crafted file). Fresh ids: never someone else's records
+        if fresh:
+            raise
+        nodes, edges = _with_new_ids(nodes, edges)
+        backend.write_tx(work)
     return target, {"nodes": len(nodes), "edges": len(edges)}
 
 

@@ -11,21 +11,53 @@ from graph_db.errors import InvalidInputError
 _NS_MAX = 256
 NAME_MAX = 256  # a speaker, an entity name
 PAGE_MAX = 100_000  # the most memories one list call returns
+K_MAX = 10_000  # the most results one search or recall returns
 _INT32 = 2**31 - 1  # engines take limits and offsets as 32-bit integers
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPACE = re.compile(r"\s+")
 _EDGE_PUNCT = " \t\n\r.,;:!?\"'`()[]{}<>"
 
 
+NS_SEP = "/"
+
+
 def check_ns(ns: object) -> str:
-    """A namespace is a non-empty string of at most 256 characters."""
+    """A namespace: one or more labels joined by "/", at most 256 characters. The one
+    rule for every front end: ``LiquidGraph``'s "maya/notes" is ``MAGSStore``'s
+    ("maya", "notes"), found under the prefix ("maya",); a user id is one label."""
     if not isinstance(ns, str) or not ns.strip():
         raise InvalidInputError(
             f"namespace must be a non-empty string, got {ns!r}; pass the user or agent id"
         )
     if len(ns) > _NS_MAX:
         raise InvalidInputError(f"namespace is {len(ns)} characters; the limit is {_NS_MAX}")
+    for label in ns.split(NS_SEP):
+        if not label.strip():
+            raise InvalidInputError(
+                f"namespace {ns!r} has an empty label: labels are joined by {NS_SEP!r} "
+                '("maya/notes"), none blank, no leading or trailing one'
+            )
     return check_text(ns, "namespace", _NS_MAX)
+
+
+def check_label(label: object, what: str = "namespace label") -> str:
+    """One label of a namespace, e.g. a user id: a namespace without "/" (a user
+    "alice/x" would be a namespace inside "alice")."""
+    if isinstance(label, str) and NS_SEP in label:
+        raise InvalidInputError(
+            f"a {what} may not contain {NS_SEP!r} (it separates namespace labels): {label!r}"
+        )
+    try:
+        return check_ns(label)
+    except InvalidInputError as e:
+        raise InvalidInputError(str(e).replace("namespace", what, 1)) from None
+
+
+def namespace_of(labels: tuple[str, ...] | list[str]) -> str:
+    """The namespace of a path of labels (a store namespace tuple)."""
+    if not isinstance(labels, tuple | list) or not labels:
+        raise InvalidInputError(f"a namespace needs at least one label, got {labels!r}")
+    return check_ns(NS_SEP.join(check_label(label) for label in labels))
 
 
 def check_text(text: object, what: str, max_chars: int) -> str:
@@ -191,6 +223,15 @@ def check_page(limit: object, offset: object) -> tuple[int, int]:
     if not 0 <= offset <= _INT32:  # type: ignore[operator]
         raise InvalidInputError(f"offset must be between 0 and {_INT32}, not {offset}")
     return int(limit), int(offset)  # type: ignore[arg-type]
+
+
+def check_k(k: object) -> int:
+    """How many results a search or recall returns: 0 <= k <= K_MAX (0: none)."""
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise InvalidInputError(f"k must be an int, not {k!r}")
+    if not 0 <= k <= K_MAX:
+        raise InvalidInputError(f"k must be between 0 and {K_MAX}, not {k}")
+    return k
 
 
 def to_json(value: object, what: str) -> str:

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from graph_db import LiquidGraph, MagsError, Memory, NotFoundError
 from mags_langgraph.llm import LLMs
-from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.loop import MemoryLoop, check_user
 from mags_langgraph.nodes import build_mags_graph, memories_of, writes_of
 
 HELP = """Commands:
@@ -44,7 +44,7 @@ class ChatSession:
         session: str | None = None,
         console: Console | None = None,
     ) -> None:
-        self.graph, self.user = graph, user
+        self.graph, self.user = graph, check_user(user)
         self.console = console or Console()
         self.loop = MemoryLoop(graph, llms)
         self.app = build_mags_graph(self.loop, checkpointer=InMemorySaver())

@@ -39,6 +39,7 @@ from graph_db import (
     Recalled,
     UnknownNamespaceError,
     Verdict,
+    check_label,
 )
 from mags_langgraph import prompts, rules
 from mags_langgraph.llm import LLMs
@@ -57,17 +58,14 @@ Said = tuple[str, str]  # (speaker, text): a turn of the thread
 
 
 def check_user(user: object) -> str:
-    """A user id, as the memory namespace of its conversations. Required (a default would
-    pool everyone who forgot it), and free of "/" (the store joins namespace labels with
-    it: a user "alice/x" would appear inside ("alice",))."""
+    """A user id, as the memory namespace of its conversations: required (a default would
+    pool everyone who forgot it), and one namespace label (graph_db's rule: no "/")."""
     if not isinstance(user, str) or not user.strip():
         raise InvalidInputError(
             "MAGS memory needs a user: pass user_id (config {'configurable': {'user_id': ...}}, "
             "the state's 'user', a runtime context with user_id, or user_id=...)"
         )
-    if "/" in user:
-        raise InvalidInputError(f"a user id may not contain '/': {user!r}")
-    return user
+    return check_label(user, "user id")
 
 
 class Extraction(BaseModel):

@@ -64,7 +64,7 @@ class MAGSMemoryMiddleware(AgentMiddleware[MemoryAgentState]):
     ) -> None:
         super().__init__()
         self.loop = memory if isinstance(memory, MemoryLoop) else MemoryLoop(memory, llms)
-        self.user_id = user_id
+        self.user_id = None if user_id is None else check_user(user_id)
         self.write = write
 
     def _ask(self, state: MemoryAgentState, runtime: Any) -> tuple[str, str, dict]:

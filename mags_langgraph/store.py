@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,22 +43,46 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from graph_db import InvalidInputError, LiquidGraph, Memory, NotFoundError, UnknownNamespaceError
+from graph_db import (
+    NS_SEP,
+    InvalidInputError,
+    LiquidGraph,
+    Memory,
+    NotFoundError,
+    UnknownNamespaceError,
+    namespace_of,
+)
 
 _IDS = uuid.UUID("6d3f0e2a-8f4b-4c55-9a8e-2f1d7b6c4a10")  # uuid5 namespace of item ids
-SEP = "/"
+SEP = NS_SEP
 STORE_SESSION = "store"
 MAX_NAMESPACES = 100_000
 MAX_SCAN = 4096  # memories of one namespace a filtered search looks through at most
 
 
+class StoreNamespaceError(InvalidNamespaceError, InvalidInputError):
+    """A namespace tuple the store refuses: LangGraph's error type, and a MAGS one."""
+
+
 def ns_of(namespace: tuple[str, ...]) -> str:
-    """The memory namespace of a store namespace tuple."""
-    if not namespace or any(not label or SEP in label for label in namespace):
-        raise InvalidNamespaceError(
-            f"namespace labels must be non-empty and free of {SEP!r}: {namespace!r}"
-        )
-    return SEP.join(namespace)
+    """The memory namespace of a store namespace tuple (graph_db's one rule)."""
+    try:
+        return namespace_of(namespace)
+    except InvalidInputError as e:
+        raise StoreNamespaceError(f"{e} (store namespace {namespace!r})") from None
+
+
+@contextlib.contextmanager
+def _one_namespace_error(namespace: tuple[str, ...]) -> Iterator[None]:
+    """MAGS's namespace rule, then LangGraph's (no "." in a label): both raise a
+    ``StoreNamespaceError``, which is LangGraph's error type and a MAGS one."""
+    ns_of(namespace)
+    try:
+        yield
+    except InvalidNamespaceError as e:
+        if isinstance(e, StoreNamespaceError):
+            raise
+        raise StoreNamespaceError(f"{e} (LangGraph's rule for a put)") from None
 
 
 def item_id(ns: str, key: str) -> str:
@@ -157,6 +181,15 @@ class MAGSStore(BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         return await asyncio.to_thread(self.batch, list(ops))
+
+    def put(self, namespace: tuple[str, ...], *args: Any, **kwargs: Any) -> None:
+        """BaseStore's put, its namespace checked by MAGS's rule first (one error type)."""
+        with _one_namespace_error(namespace):
+            return super().put(namespace, *args, **kwargs)
+
+    async def aput(self, namespace: tuple[str, ...], *args: Any, **kwargs: Any) -> None:
+        with _one_namespace_error(namespace):
+            return await super().aput(namespace, *args, **kwargs)
 
     # -- operations ------------------------------------------------------------------
     def _get(self, op: GetOp) -> Item | None:

@@ -12,7 +12,7 @@ from langchain_core.tools import BaseTool, tool
 
 from graph_db import LiquidGraph, MagsError
 from mags_langgraph import prompts
-from mags_langgraph.loop import MemoryLoop
+from mags_langgraph.loop import MemoryLoop, check_user
 from mags_langgraph.middleware import user_id_of
 from mags_langgraph.schemas import Route
 
@@ -22,6 +22,7 @@ SAVE = Route(recall=False, write=True)  # remember: the text is stored and its f
 def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None) -> list[BaseTool]:
     """``recall_memories``, ``remember`` and ``forget_memory`` over one memory."""
     loop = memory if isinstance(memory, MemoryLoop) else MemoryLoop(memory)
+    user_id = None if user_id is None else check_user(user_id)
 
     @tool
     def recall_memories(query: str, runtime: ToolRuntime) -> str:

@@ -21,11 +21,12 @@ from neo4j.exceptions import (
     DriverError,
     Neo4jError,
     ServiceUnavailable,
+    TransientError,
 )
 
 from graph_db import cypher
 from graph_db.backends.dialects import Dialect
-from graph_db.errors import EngineError, GraphUnavailableError, InvalidInputError
+from graph_db.errors import EngineError, GraphUnavailableError, InvalidInputError, StoreBusyError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,6 +42,33 @@ UNIQUE_RETRIES = 2  # see GraphBackend._execute
 # ArcadeDB's Bolt refuses messages over 16 MiB (a batch of long turns failed after minutes
 # with "Expected structure, got: Long"): a query's rows are sent in parts below this
 MESSAGE_BUDGET = 4 * 1024 * 1024
+
+
+class _QuietRetries(logging.Filter):
+    """The driver logs a WARNING for every retry of a transient error (two processes
+    deadlocking on one user's records, a cluster changing leader): hundreds under
+    contention, about something the store handles. The first is said once at INFO on this
+    module's log; the rest, and it, go to the driver's log at DEBUG."""
+
+    said = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and str(record.msg).startswith(
+            "Transaction failed and will be retried"
+        ):
+            if not _QuietRetries.said:
+                _QuietRetries.said = True
+                log.info(
+                    "the engine asked to retry a transaction (%s); the store retries for up "
+                    "to MAGS_TX_RETRY_S, and logs later retries at DEBUG on neo4j.session",
+                    str(record.args[-1] if record.args else "")[:160],
+                )
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+logging.getLogger("neo4j.session").addFilter(_QuietRetries())
 
 
 class Tx:
@@ -158,6 +186,12 @@ class GraphBackend:
             raise InvalidInputError(
                 f"the write conflicts with a stored memory ({e.message}); ids must be unique: "
                 "leave id unset to get a fresh one"
+            ) from e
+        except TransientError as e:  # still conflicting when the driver's retries ran out
+            raise StoreBusyError(
+                f"The graph engine ({self.describe}) stayed busy: other writers held the same "
+                f"records through every retry ({e.message}). Nothing of this call was stored: "
+                "try again, or raise MAGS_TX_RETRY_S."
             ) from e
         except (ServiceUnavailable, AuthError) as e:
             raise GraphUnavailableError(
