@@ -130,3 +130,20 @@ def graph(request, home, embedder) -> Iterator[LiquidGraph]:
 def ns() -> str:
     """A fresh namespace per test: tests share one store but never each other's data."""
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(scope="session")
+def tally():
+    """The adversarial suite's counts (tests/helpers/tally.py), printed at the end."""
+    from tests.helpers.tally import TALLY
+
+    return TALLY
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    from tests.helpers.tally import TALLY
+
+    if TALLY.rows:
+        terminalreporter.section("adversarial attacks")
+        for line in TALLY.table():
+            terminalreporter.write_line(line)

@@ -150,34 +150,3 @@ def test_bad_read_arguments_are_invalid_input(graph, ns, call, says):
     graph.add_episodes(ns, ["something to read"])
     with pytest.raises(InvalidInputError, match=says):
         call(graph, ns)
-
-
-@pytest.mark.parametrize(
-    "write, says",
-    [
-        (lambda g, ns: g.add_fact(ns, "  ", "likes", "tea"), "must not be blank"),
-        (lambda g, ns: g.add_episode(ns, "hi", metadata={"tags": {"a", "b"}}), "must be JSON"),
-        (lambda g, ns: g.add_episode(ns, "hi", metadata={"score": float("nan")}), "must be JSON"),
-        (lambda g, ns: g.add_fact(ns, "a", "b", "c", metadata={"f": object()}), "must be JSON"),
-        (lambda g, ns: g.add_episode(ns, "hi", ts=float("nan")), "finite"),
-        (lambda g, ns: g.add_episode(ns, "hi", ts=float("inf")), "finite"),
-        (lambda g, ns: g.add_fact(ns, "a", "b", "c", valid_from=float("-inf")), "finite"),
-        (lambda g, ns: g.add_episode(ns, "hi", speaker="x" * 10_000_000), "speaker"),
-        (lambda g, ns: g.add_episode(ns, "hi", entities=["y" * 1000]), "entity name"),
-    ],
-)
-def test_bad_fields_are_refused_clearly_and_store_nothing(graph, ns, write, says):
-    with pytest.raises(InvalidInputError, match=says):
-        write(graph, ns)
-    assert ns not in graph.namespaces(prefix=ns)
-
-
-@pytest.mark.parametrize(
-    "limit, offset", [(10**12, 0), (2**63, 0), (-1, 0), (10, -1), (10, 2**40), (True, 0)]
-)
-def test_listing_bounds_are_checked_before_the_engine(graph, ns, limit, offset):
-    graph.add_episodes(ns, ["one memory"])
-    with pytest.raises(InvalidInputError, match=r"limit|offset"):
-        graph.list(ns, limit=limit, offset=offset)
-    with pytest.raises(InvalidInputError, match=r"limit|offset"):
-        graph.namespaces(limit=limit, offset=offset)

@@ -7,51 +7,24 @@ import json
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from graph_db import LiquidGraph
 from graph_db.reconcile import Verdict
+from tests.helpers.threads import all_at_once, assert_one_chain
 
 WRITER = Path(__file__).parent / "helpers" / "fact_writer.py"
 
 
-def _all_at_once(n: int, fn) -> list:
-    """Run ``fn(i)`` for i < n in n threads released together."""
-    start = threading.Barrier(n)
-
-    def run(i: int):
-        start.wait()
-        return fn(i)
-
-    with ThreadPoolExecutor(n) as pool:
-        return list(pool.map(run, range(n)))
-
-
-def _assert_one_chain(graph: LiquidGraph, ns: str, subject: str, predicate: str, n: int):
-    """``n`` values written, one current; every other superseded by exactly one fact."""
-    history = graph.history(ns, subject, predicate)
-    assert len(history) == n, "a write was lost"
-    current = [m.id for m in history if m.properties.get("valid_to") is None]
-    assert len(current) == 1, f"{len(current)} current values of {predicate}"
-    ids = {m.id for m in history}
-    edges = [e for e in graph.backend.read("export_edges", ns=ns) if e["type"] == "SUPERSEDES"]
-    incoming = {i: sum(e["b"] == i for e in edges) for i in ids}
-    assert incoming[current[0]] == 0
-    assert {i: c for i, c in incoming.items() if i != current[0]} == dict.fromkeys(
-        ids - {current[0]}, 1
-    )
-
-
 def test_eight_threads_writing_where_a_user_lives_leave_one_current_value(graph, ns):
     for r in range(3):
-        _all_at_once(
+        all_at_once(
             8,
             lambda t, r=r: graph.add_facts(
                 ns, [{"subject": "Maya", "predicate": "lives_in", "object": f"Town {r}-{t}"}]
             ),
         )
-        _assert_one_chain(graph, ns, "Maya", "lives_in", 8 * (r + 1))
+        assert_one_chain(graph, ns, "Maya", "lives_in", 8 * (r + 1))
     hits = graph.recall(ns, "where does Maya live?", k=20, blocks="semantic")
     assert sum(h.memory.properties.get("predicate") == "lives_in" for h in hits) == 1
 
@@ -69,7 +42,7 @@ def test_two_graphs_on_one_store_keep_one_current_value_and_every_lesson(graph, 
 
     try:
         graph.add_facts(ns, [{"subject": "Cy", "predicate": "sits_at", "object": "D0"}])
-        _all_at_once(
+        all_at_once(
             6,
             lambda t: (graph if t % 2 else other).add_facts(
                 ns,
@@ -79,7 +52,7 @@ def test_two_graphs_on_one_store_keep_one_current_value_and_every_lesson(graph, 
         )
     finally:
         other.close()
-    _assert_one_chain(graph, ns, "Cy", "sits_at", 7)
+    assert_one_chain(graph, ns, "Cy", "sits_at", 7)
     assert graph._engram.cardinality.kind(ns, "sits_at") == "functional"  # learned
 
 
@@ -92,7 +65,7 @@ def test_what_one_graph_declares_or_learns_the_other_sees_and_keeps(graph, ns):
         graph.set_cardinality(ns, "sits_at", True)
         assert other._engram.cardinality.kind(ns, "sits_at") == "functional"
         lesson = [{"key": f"{ns}\nwears", "name": "wears", "replaced": 0, "kept_both": 1}]
-        _all_at_once(
+        all_at_once(
             8,
             lambda t: (graph if t % 2 else other).backend.write(
                 "predicates_learn", ns=ns, rows=lesson
@@ -126,7 +99,7 @@ def test_a_second_process_writing_the_same_fact_loses_nothing(graph, ns):
         assert child.stdout.readline().strip() == "ready"
         child.stdin.write("go\n")
         child.stdin.flush()
-        _all_at_once(
+        all_at_once(
             4,
             lambda t: [
                 graph.add_facts(
@@ -139,7 +112,7 @@ def test_a_second_process_writing_the_same_fact_loses_nothing(graph, ns):
     finally:
         child.stdin.close()
         assert child.wait(timeout=120) == 0
-    _assert_one_chain(graph, ns, "Maya", "lives_in", 16)
+    assert_one_chain(graph, ns, "Maya", "lives_in", 16)
 
 
 def test_a_failed_co_firing_write_is_counted_not_raised_into_the_next_call(graph, ns, monkeypatch):
@@ -162,9 +135,3 @@ def test_a_failed_co_firing_write_is_counted_not_raised_into_the_next_call(graph
     graph.flush()  # waits, does not raise
     assert plasticity.failures == failures + 1
     assert graph.add_episodes(ns, ["an unrelated write"])  # no earlier failure raised here
-
-
-def test_eight_threads_writing_a_new_namespace_first_all_succeed(graph, ns):
-    """The namespace registry's insert races; registering must be idempotent."""
-    ids = _all_at_once(8, lambda t: graph.add_episodes(ns, [f"first words {t}"])[0])
-    assert sorted(m.id for m in graph.list(ns)) == sorted(ids)

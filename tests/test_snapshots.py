@@ -9,71 +9,23 @@ import pytest
 from conftest import BACKENDS, settings_for
 
 from graph_db import LiquidGraph, SnapshotError
-from graph_db.snapshots import SCHEDULE
-
-
-def _state(graph, ns):
-    """Every node and edge of ns with all properties (what 'exact' means)."""
-    nodes = sorted(
-        (r["label"], json.dumps(_unscheduled(r["props"]), sort_keys=True))
-        for r in graph.backend.read("export_nodes", ns=ns)
-    )
-    edges = sorted(
-        (r["type"], r["a"], r["b"], json.dumps(r["props"], sort_keys=True))
-        for r in graph.backend.read("export_edges", ns=ns)
-    )
-    return nodes, edges
-
-
-def _unscheduled(props):
-    return {k: v for k, v in props.items() if k not in SCHEDULE}
-
-
-def _populate(graph, ns):
-    ids = graph.add_episodes(
-        ns,
-        [
-            {
-                "text": "I moved to Lisbon",
-                "speaker": "Ana",
-                "session_id": "s1",
-                "ts": 1,
-                "entities": ["Lisbon"],
-                "metadata": {"mood": "happy"},
-            },
-            {"text": "Lisbon is sunny", "speaker": "Bo", "session_id": "s1", "ts": 2},
-            {"text": "I started surfing", "speaker": "Ana", "session_id": "s2", "ts": 3},
-        ],
-    )
-    graph.add_facts(
-        ns,
-        [
-            {
-                "subject": "Ana",
-                "predicate": "lives_in",
-                "object": "Lisbon",
-                "source_episode_id": ids[0],
-                "confidence": 0.7,
-            }
-        ],
-    )
-    return ids
+from tests.helpers.snapshot_data import populate, state
 
 
 def test_restore_brings_back_exactly_what_was_exported(graph, ns, tmp_path):
-    ids = _populate(graph, ns)
-    before = _state(graph, ns)
+    ids = populate(graph, ns)
+    before = state(graph, ns)
     path = graph.export(ns, tmp_path / "snap.jsonl.gz")
     graph.add_episodes(ns, ["a later memory"])
     graph.delete(ns, ids[1])
     graph.update(ns, ids[2], text="I stopped surfing")
-    changed = _state(graph, ns)
+    changed = state(graph, ns)
     assert changed != before
     with pytest.raises(SnapshotError, match="replace=True"):  # never silently
         graph.restore(path)
-    assert _state(graph, ns) == changed
+    assert state(graph, ns) == changed
     counts = graph.restore(path, replace=True)
-    assert _state(graph, ns) == before
+    assert state(graph, ns) == before
     assert counts == {"nodes": len(before[0]), "edges": len(before[1])}
     assert graph.search(ns, "surfing", k=1)[0].memory.text == "I started surfing"
     restored = graph.backend.read("export_nodes", ns=ns)
@@ -82,7 +34,7 @@ def test_restore_brings_back_exactly_what_was_exported(graph, ns, tmp_path):
 
 
 def test_a_snapshot_restores_into_another_namespace(graph, ns, tmp_path):
-    _populate(graph, ns)
+    populate(graph, ns)
     path = graph.export(ns, tmp_path / "snap.jsonl.gz")
     copy = ns + "-copy"
     graph.restore(path, ns=copy)
@@ -93,7 +45,7 @@ def test_a_snapshot_restores_into_another_namespace(graph, ns, tmp_path):
 
 def _by_text(graph, ns):
     """The namespace with ids replaced by texts/names (a copy gets fresh ids)."""
-    nodes, edges = _state(graph, ns)
+    nodes, edges = state(graph, ns)
     name = {}
     for _label, props in nodes:
         p = json.loads(props)
@@ -121,8 +73,8 @@ def _by_text(graph, ns):
 
 
 def test_broken_snapshots_are_refused_and_change_nothing(graph, ns, tmp_path):
-    _populate(graph, ns)
-    before = _state(graph, ns)
+    populate(graph, ns)
+    before = state(graph, ns)
     good = graph.export(ns, tmp_path / "snap.jsonl.gz")
     with gzip.open(good, "rt") as f:
         lines = f.read().splitlines()
@@ -134,7 +86,7 @@ def test_broken_snapshots_are_refused_and_change_nothing(graph, ns, tmp_path):
     for bad, match in ((truncated, "truncated"), (other, "not a readable")):
         with pytest.raises(SnapshotError, match=match):
             graph.restore(bad)
-    assert _state(graph, ns) == before
+    assert state(graph, ns) == before
 
 
 # -- across engines ------------------------------------------------------------------------
@@ -278,7 +230,7 @@ def test_a_snapshot_moves_between_engines_and_recalls_the_same(engines, ns, tmp_
     first = arcade.export(ns, tmp_path / "arcadedb.jsonl.gz")
     neo.restore(first)
     try:
-        assert _state(neo, ns) == _state(arcade, ns)
+        assert state(neo, ns) == state(arcade, ns)
         by_id = lambda m: m.id  # noqa: E731 - the same ids in both stores
         assert _history(neo, ns, by_id) == _history(arcade, ns, by_id)
         assert len(_history(arcade, ns, by_id)) == 2
@@ -305,50 +257,3 @@ def test_a_snapshot_moves_between_engines_and_recalls_the_same(engines, ns, tmp_
     finally:
         neo.forget_namespace(ns)
         arcade.forget_namespace(ns)
-
-
-def _edited(good, tmp_path, name, edit) -> object:
-    """A copy of the snapshot ``good`` with its JSON lines changed by ``edit``."""
-    with gzip.open(good, "rt") as f:
-        lines = [json.loads(line) for line in f.read().splitlines()]
-    edit(lines)
-    out = tmp_path / f"{name}.jsonl.gz"
-    with gzip.open(out, "wt") as f:
-        f.write("\n".join(json.dumps(x) for x in lines) + "\n")
-    return out
-
-
-def _first(lines, label):
-    return next(x for x in lines if x.get("kind") == "node" and x["label"] == label)
-
-
-EDITS = {  # a hand-edited or crafted file, and what the refusal says
-    "text-an-int": (lambda ls: _first(ls, "Episode")["props"].update(text=42), "text must be"),
-    "no-id": (lambda ls: _first(ls, "Fact")["props"].pop("id"), "has no id"),
-    "garbage-vectors": (
-        lambda ls: _first(ls, "Episode")["props"].update(vecs="f16:0:0:AAAA"),
-        "packed vectors",
-    ),
-    "short-embedding": (
-        lambda ls: _first(ls, "Entity")["props"].update(embedding=[0.1, 0.2]),
-        "embedding must be",
-    ),
-    "dangling-edge": (
-        lambda ls: next(x for x in ls if x.get("kind") == "edge").update(a="nope"),
-        "edge joins",
-    ),
-    "not-a-record": (lambda ls: ls.__setitem__(1, [1, 2, 3]), "malformed"),
-    "header-without-ns": (lambda ls: ls[0].pop("ns"), "malformed header"),
-    "label-not-a-string": (lambda ls: _first(ls, "Fact").update(label=["Fact"]), "unknown labels"),
-}
-
-
-@pytest.mark.parametrize("name", EDITS)
-def test_a_malformed_snapshot_is_one_clear_error_and_changes_nothing(graph, ns, tmp_path, name):
-    _populate(graph, ns)
-    before = _state(graph, ns)
-    edit, says = EDITS[name]
-    bad = _edited(graph.export(ns, tmp_path / "good.jsonl.gz"), tmp_path, name, edit)
-    with pytest.raises(SnapshotError, match=says):
-        graph.restore(bad, replace=True)
-    assert _state(graph, ns) == before
