@@ -3,17 +3,12 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 from graph_db import LiquidGraph
 from graph_db.reconcile import Verdict
 from tests.helpers.threads import all_at_once, assert_one_chain
-
-WRITER = Path(__file__).parent / "helpers" / "fact_writer.py"
+from tests.helpers.workers import start_fact_writer
 
 
 def test_eight_threads_writing_where_a_user_lives_leave_one_current_value(graph, ns):
@@ -82,19 +77,7 @@ def test_what_one_graph_declares_or_learns_the_other_sees_and_keeps(graph, ns):
 
 
 def test_a_second_process_writing_the_same_fact_loses_nothing(graph, ns):
-    s = graph.settings
-    config = {"home": str(s.home), "neo4j_uri": s.neo4j_uri}
-    if s.neo4j_uri:
-        config |= {
-            "neo4j_user": s.neo4j_user,
-            "neo4j_password": s.neo4j_password.get_secret_value(),
-        }
-    child = subprocess.Popen(
-        [sys.executable, str(WRITER), json.dumps(config), ns, "far", "8", "4"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    child = start_fact_writer(graph, ns, "far", 8, 4)
     try:
         assert child.stdout.readline().strip() == "ready"
         child.stdin.write("go\n")

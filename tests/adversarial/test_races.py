@@ -6,18 +6,14 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from graph_db import GraphSettings, LiquidGraph
 from tests.helpers.threads import all_at_once, assert_one_chain
-from tests.helpers.workers import start_worker, wait_for
+from tests.helpers.workers import start_fact_writer, start_worker, wait_for
 
 pytestmark = pytest.mark.adversarial
-WRITER = Path(__file__).parents[1] / "helpers" / "fact_writer.py"
 AREA = "races"
 
 
@@ -50,22 +46,6 @@ def test_processes_opening_a_fresh_home_at_once_all_join_one_engine(tmp_path, em
             proc.wait(timeout=60)
 
 
-def _writer(graph: LiquidGraph, ns: str, prefix: str, writes: int) -> subprocess.Popen:
-    s = graph.settings
-    config = {"home": str(s.home), "neo4j_uri": s.neo4j_uri}
-    if s.neo4j_uri:
-        config |= {
-            "neo4j_user": s.neo4j_user,
-            "neo4j_password": s.neo4j_password.get_secret_value(),
-        }
-    return subprocess.Popen(
-        [sys.executable, str(WRITER), json.dumps(config), ns, prefix, str(writes), "2"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-
-
 @pytest.mark.slow
 def test_four_processes_writing_one_user_see_success_and_no_retry_warnings(
     graph, ns, caplog, tally
@@ -74,7 +54,7 @@ def test_four_processes_writing_one_user_see_success_and_no_retry_warnings(
     store's to retry: every caller succeeds, and the driver's per-retry WARNINGs are gone
     (one INFO line says retries happen)."""
     writes = 6
-    children = [_writer(graph, ns, f"p{i}", writes) for i in range(3)]
+    children = [start_fact_writer(graph, ns, f"p{i}", writes, 2) for i in range(3)]
     try:
         for child in children:
             assert child.stdout.readline().strip() == "ready"

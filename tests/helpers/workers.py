@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+from graph_db import LiquidGraph
+
 WORKER = Path(__file__).parent / "store_worker.py"
+FACT_WRITER = Path(__file__).parent / "fact_writer.py"
 
 
 def start_worker(mode: str, home: Path, *args: str) -> subprocess.Popen:
@@ -25,3 +29,30 @@ def wait_for(proc: subprocess.Popen, line: str) -> list[str]:
         if out.strip() == line:
             return seen
     raise AssertionError(f"worker exited ({proc.wait()}) before printing {line!r}: {seen}")
+
+
+def start_fact_writer(
+    graph: LiquidGraph, ns: str, prefix: str, writes: int, threads: int
+) -> subprocess.Popen:
+    """A process writing ``writes`` values of one user's lives_in on ``graph``'s store."""
+    s = graph.settings
+    config = {"home": str(s.home), "neo4j_uri": s.neo4j_uri}
+    if s.neo4j_uri:
+        config |= {
+            "neo4j_user": s.neo4j_user,
+            "neo4j_password": s.neo4j_password.get_secret_value(),
+        }
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(FACT_WRITER),
+            json.dumps(config),
+            ns,
+            prefix,
+            str(writes),
+            str(threads),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
