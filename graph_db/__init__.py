@@ -13,6 +13,7 @@ from graph_db.errors import (
     HomeLockedError,
     InvalidInputError,
     MagsError,
+    NamespaceOccupiedError,
     NotFoundError,
     SnapshotError,
     StoreBusyError,
@@ -32,7 +33,7 @@ from graph_db.models import (
 )
 from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
 from graph_db.settings import GraphSettings
-from graph_db.text import NS_SEP, check_label, namespace_of
+from graph_db.text import NS_SEP, check_label, namespace_of, split_text
 
 __all__ = [
     "NS_SEP",
@@ -53,6 +54,7 @@ __all__ = [
     "LiquidGraph",
     "MagsError",
     "Memory",
+    "NamespaceOccupiedError",
     "NotFoundError",
     "Recalled",
     "SnapshotError",
@@ -63,4 +65,5 @@ __all__ = [
     "check_label",
     "labels_of",
     "namespace_of",
+    "split_text",
 ]

@@ -694,20 +694,5 @@ class MemoryWriter:
             try:
                 return model(**value)
             except ValidationError as e:
-                raise InvalidInputError(f"invalid {model.__name__}: {_problems(e)}") from None
+                raise InvalidInputError.of(model.__name__, e) from None
         raise InvalidInputError(f"expected {model.__name__} or a mapping, got {type(value)}")
-
-
-def _problems(e: ValidationError) -> str:
-    """pydantic's errors on one line: each field, what is wrong, and what was given."""
-    return "; ".join(
-        f"{'.'.join(map(str, err['loc'])) or 'value'}: "
-        f"{err['msg'].removeprefix('Value error, ')} "
-        f"({err['type']}, got {_short(err.get('input'))})"
-        for err in e.errors(include_url=False)
-    )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:57]}..."

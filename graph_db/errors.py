@@ -6,6 +6,8 @@ Every error MAGS raises on bad input or a broken environment derives from
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MagsError(Exception):
     """Base class for every MAGS error."""
@@ -13,6 +15,18 @@ class MagsError(Exception):
 
 class InvalidInputError(MagsError, ValueError):
     """Input that MAGS refuses to store (empty, too large, not UTF-8, wrong shape)."""
+
+    @classmethod
+    def of(cls, what: str, error: Any) -> InvalidInputError:
+        """A pydantic ``ValidationError`` on one line: each field, what is wrong with it,
+        and what was given."""
+        problems = "; ".join(
+            f"{'.'.join(map(str, err['loc'])) or 'value'}: "
+            f"{err['msg'].removeprefix('Value error, ')} "
+            f"({err['type']}, got {_short(err.get('input'))})"
+            for err in error.errors(include_url=False)
+        )
+        return cls(f"invalid {what}: {problems}")
 
 
 class UnknownNamespaceError(MagsError, LookupError):
@@ -45,3 +59,16 @@ class HomeLockedError(MagsError, RuntimeError):
 
 class SnapshotError(MagsError, ValueError):
     """A snapshot file that cannot be read or does not match."""
+
+
+class NamespaceOccupiedError(SnapshotError):
+    """A restore into namespace ``ns``, which holds memories, without ``replace``."""
+
+    def __init__(self, message: str, ns: str) -> None:
+        super().__init__(message)
+        self.ns = ns
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."

@@ -22,7 +22,7 @@ from typing import Any
 
 from graph_db.backends import GraphBackend, Tx
 from graph_db.embeddings import Embedder
-from graph_db.errors import InvalidInputError, SnapshotError
+from graph_db.errors import InvalidInputError, NamespaceOccupiedError, SnapshotError
 from graph_db.text import check_ns
 from graph_db.vecpack import unpack, with_packed
 
@@ -132,10 +132,11 @@ def import_namespace(
 
     def work(tx: Tx) -> None:
         if not replace and tx.run("namespace_exists", ns=target):
-            raise SnapshotError(
+            raise NamespaceOccupiedError(
                 f"namespace {target!r} already holds memories; restoring {path.name} would "
                 f"replace them with its {len(nodes)} nodes. Pass replace=True (mags restore "
-                "--replace) to do that, or restore into another namespace (ns=...)."
+                "--replace) to do that, or restore into another namespace (ns=...).",
+                target,
             )
         tx.run("namespace_delete", ns=target)
         tx.run("namespace_touch", ns=target, now=now)

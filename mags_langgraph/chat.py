@@ -32,6 +32,13 @@ HELP = """Commands:
   /help, /quit"""
 
 
+def plural(n: int, word: str) -> str:
+    """ "1 turn", "2 turns", "3 entities"."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
+
+
 class ChatSession:
     """One conversation (a LangGraph thread) of ``user`` with memory."""
 
@@ -75,7 +82,7 @@ class ChatSession:
     def _summary(self, state: dict[str, Any], seconds: float) -> str:
         memories, used = memories_of(state), state.get("used") or []
         parts = [f"recalled {len(memories)}, used {len(used)}"]
-        parts.append(f"stored {len(state.get('episode_ids') or [])} turns")
+        parts.append(f"stored {plural(len(state.get('episode_ids') or []), 'turn')}")
         writes = writes_of(state)
         ids = [i for w in writes for i in (w.id, *w.supersedes)]
         facts = {m.id: m.properties for m in self.graph.get_many(self.user, ids)} if ids else {}
@@ -127,9 +134,9 @@ class ChatSession:
             table.add_row(m.id[:8], m.block, f"{who}: {m.text}" if who else m.text)
         self.console.print(table)
         s = self.graph.stats(self.user)
-        nodes = ", ".join(f"{n} {label.lower()}s" for label, n in s["nodes"].items())
+        nodes = ", ".join(plural(n, label.lower()) for label, n in s["nodes"].items())
         edges = sum(e["count"] for e in s["edges"].values())
-        self.console.print(f"{nodes}; {edges} edges", style="dim")
+        self.console.print(f"{nodes}; {plural(edges, 'edge')}", style="dim")
 
     def show_why(self) -> None:
         memories, used = memories_of(self.last), set(self.last.get("used") or [])
@@ -137,13 +144,14 @@ class ChatSession:
             self.console.print("The last answer recalled nothing.")
             return
         table = Table(title="what the last answer recalled", title_justify="left")
-        for col in ("#", "score", "used", "memory", "found by"):
+        for col in ("#", "id", "score", "used", "memory", "found by"):
             table.add_column(col)
         for i, r in enumerate(memories, 1):
             path = " > ".join(f"{s.edge}({s.weight:.2f})" for s in r.path)
             found = path or "+".join(r.sources)
             mark = "yes" if r.id in used else ""
-            table.add_row(str(i), f"{r.score:.2f}", mark, r.memory.text, found)
+            text = r.memory.text if r.memory.current else f"[superseded] {r.memory.text}"
+            table.add_row(str(i), r.id[:8], f"{r.score:.2f}", mark, text, found)
         self.console.print(table)
 
     def show_history(self, *args: str) -> None:
@@ -161,7 +169,7 @@ class ChatSession:
 
     def forget(self, memory_id: str) -> None:
         gone = self.graph.forget(self.user, find_memory(self.graph, self.user, memory_id).id)
-        self.console.print(f"Forgot {len(gone)} memories.")
+        self.console.print(f"Forgot {plural(len(gone), 'memory')}.")
 
     def snapshot(self, path: str | None = None) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
@@ -180,7 +188,10 @@ def find_memory(graph: LiquidGraph, user: str, id_or_prefix: str) -> Memory:
         return graph.get(user, id_or_prefix)
     match = [m for m in graph.list(user, limit=100_000) if m.id.startswith(id_or_prefix)]
     if len(match) != 1:
-        raise MagsError(f"{len(match)} memories of {user!r} have ids starting {id_or_prefix!r}")
+        raise MagsError(
+            f"{plural(len(match), 'memory')} of {user!r} have ids starting"
+            f" {id_or_prefix!r}; /memories and /why show the ids"
+        )
     return match[0]
 
 

@@ -13,16 +13,26 @@ mags stats USER | namespaces | snapshot USER FILE | restore FILE | forget USER
 
 from __future__ import annotations
 
-import json
 import logging
+import uuid
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import MofNCompleteColumn, Progress
 from rich.table import Table
 
-from graph_db import GraphSettings, LiquidGraph, MagsError, labels_of
+from graph_db import (
+    GraphSettings,
+    InvalidInputError,
+    LiquidGraph,
+    MagsError,
+    NamespaceOccupiedError,
+    labels_of,
+)
+from mags_langgraph.conversation import Conversation, read_conversation
+from mags_langgraph.conversation import schema as conversation_schema
 
 app = typer.Typer(
     help="MAGS: a memory for LLM agents that learns while it is used.",
@@ -36,25 +46,86 @@ HomeOpt = Annotated[
 DEMO_USER = "maya"
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        console.print(f"mags {version('mags')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Show the version and exit."
+    ),
+) -> None:
+    """MAGS: a memory for LLM agents that learns while it is used."""
+
+
 def _open(home: Path | None) -> LiquidGraph:
     settings = GraphSettings(home=home) if home else GraphSettings()
     with console.status(f"Opening the memory in {settings.neo4j_uri or settings.home} ..."):
         return LiquidGraph(settings)
 
 
-def ingest_conversation(graph: LiquidGraph, user: str, path: Path) -> tuple[int, int]:
-    """Store each session's turns (one transaction per session) and the listed facts."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    episodes = 0
-    for session in data["sessions"]:
-        turns = [
-            {**turn, "session_id": session["id"], "ts": session["date"], "metadata": {"turn": i}}
-            for i, turn in enumerate(session["turns"])
-        ]
-        # same date for the session: insertion order keeps the turns in sequence
-        episodes += len(graph.add_episodes(user, turns))
-    facts = graph.add_facts(user, data.get("facts", []))
-    return episodes, len(facts)
+_INGEST_IDS = uuid.UUID("0f1d6c52-3b7e-4c1a-9d55-7a2e8b9c4f31")  # uuid5 namespace
+
+
+def ingest_conversation(
+    graph: LiquidGraph, user: str, conversation: Conversation
+) -> tuple[int, int, int]:
+    """Store each session's turns (one transaction per session), then the listed facts.
+    Returns (turns stored, facts stored, already stored). Every turn and fact gets an id
+    from the namespace, its session, place and content: running the same file again, or
+    again after an interruption, stores nothing twice."""
+    sessions = conversation.sessions
+    total = sum(len(s.turns) for s in sessions)
+    stored = skipped = 0
+    columns = (*Progress.get_default_columns(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(f"ingest into {user!r}", total=total)
+        done = 0
+        try:
+            for session in sessions:
+                turns = [
+                    {**turn.model_dump(exclude_none=True), "session_id": str(session.id),
+                     "ts": session.date, "metadata": {**turn.metadata, "turn": i},
+                     "id": turn.id or _ingest_id(user, session.id, i, turn.text)}
+                    for i, turn in enumerate(session.turns)
+                ]  # fmt: skip
+                new = _not_stored(graph, user, turns)
+                # same date for the session: insertion order keeps the turns in sequence
+                stored += len(graph.add_episodes(user, new)) if new else 0
+                skipped += len(turns) - len(new)
+                progress.advance(task, len(turns))
+                done += 1
+        except KeyboardInterrupt:  # a session is one transaction: whole or not at all
+            progress.stop()
+            console.print(
+                f"Interrupted after {done} of {len(sessions)} sessions; {stored} turns stored. "
+                "Run the same command again to go on: what is stored is skipped."
+            )
+            raise typer.Exit(130) from None
+    facts = [
+        {**f.model_dump(exclude_none=True),
+         "id": f.id or _ingest_id(user, "fact", 0, f.model_dump_json(exclude={"id"}))}
+        for f in conversation.facts
+    ]  # fmt: skip
+    new_facts = _not_stored(graph, user, facts)
+    written = graph.add_facts(user, new_facts) if new_facts else []
+    return stored, len(written), skipped + len(facts) - len(new_facts)
+
+
+def _ingest_id(user: str, session: object, index: int, text: object) -> str:
+    return str(uuid.uuid5(_INGEST_IDS, f"{user}\x00{session}\x00{index}\x00{text}"))
+
+
+def _not_stored(graph: LiquidGraph, user: str, items: list[dict]) -> list[dict]:
+    if user not in graph.namespaces(prefix=user):
+        return items
+    have = {m.id for m in graph.get_many(user, [x["id"] for x in items])}
+    return [x for x in items if x["id"] not in have]
 
 
 def _hits_table(title: str, hits) -> Table:
@@ -66,6 +137,8 @@ def _hits_table(title: str, hits) -> Table:
     for h in hits:
         who = h.memory.speaker
         text = f"{who}: {h.memory.text}" if who else h.memory.text
+        if not h.memory.current:
+            text = f"[superseded] {text}"
         found = "+".join(s for s in h.sources if s != "walk")
         path = getattr(h, "path", None)
         if path:  # recalled by the walk: show the edges that led here
@@ -149,6 +222,9 @@ def chat(
 ) -> None:
     """Chat with memory: what you say is remembered across runs. /help lists commands."""
     from mags_langgraph.chat import HELP, ChatSession
+    from mags_langgraph.loop import check_user
+
+    user = check_user(user)  # before the store opens
 
     with _open(home) as graph:
         session = ChatSession(graph, _llms(console, graph), user, console=console)
@@ -170,18 +246,35 @@ def chat(
                 session.say(line)
             except MagsError as e:  # bad input: say so, keep chatting
                 console.print(f"[red]error:[/red] {e}", soft_wrap=True)  # one line, any width
+            except KeyboardInterrupt:  # Ctrl-C cancels the turn, not the chat
+                console.print("\n[yellow](turn cancelled)[/yellow]")
 
 
 @app.command()
 def ingest(
-    path: Path,
-    user: str = typer.Option(..., help="Namespace to store under."),
+    path: Annotated[Path | None, typer.Argument(help="The conversation file (JSON).")] = None,
+    user: str = typer.Option("", help="Namespace to store under."),
+    schema: bool = typer.Option(False, "--schema", help="Print the file's JSON schema."),
     home: HomeOpt = None,
 ) -> None:
-    """Store a conversation file (JSON: sessions with turns, optional facts)."""
+    """Store a conversation file (JSON: sessions of turns, optional facts); again, or after
+    an interruption, it stores only what is not stored yet."""
+    if schema:
+        console.print_json(conversation_schema())
+        return
+    if path is None:
+        raise InvalidInputError("mags ingest needs a FILE (its format: mags ingest --schema)")
+    conversation = read_conversation(path)  # a bad file is said before the store opens
+    if not user:
+        raise InvalidInputError("mags ingest needs --user NAME: the namespace to store under")
+    from mags_langgraph.chat import plural
+
     with _open(home) as graph:
-        episodes, facts = ingest_conversation(graph, user, path)
-    console.print(f"Stored {episodes} turns and {facts} facts for {user!r}.")
+        episodes, written, skipped = ingest_conversation(graph, user, conversation)
+    more = f" ({skipped} already stored)" if skipped else ""
+    console.print(
+        f"Stored {plural(episodes, 'turn')} and {plural(written, 'fact')} for {user!r}{more}."
+    )
 
 
 @app.command()
@@ -297,13 +390,20 @@ def snapshot(user: str, path: Path, home: HomeOpt = None) -> None:
 @app.command()
 def restore(
     path: Path,
-    user: str | None = None,
-    replace: bool = typer.Option(False, "--replace", help="Replace a namespace that has memories."),
+    user: str | None = typer.Option(None, help="Namespace to restore into (default: the file's)."),
+    replace: bool = typer.Option(
+        False, "--replace", "--yes", help="Replace a namespace that has memories without asking."
+    ),
     home: HomeOpt = None,
 ) -> None:
-    """Restore a snapshot into USER's namespace (default: the snapshot's own)."""
+    """Restore a snapshot into USER's namespace (default: the snapshot's own); asks before
+    replacing a namespace that holds memories."""
     with _open(home) as graph:
-        counts = graph.restore(path, user, replace=replace)
+        try:
+            counts = graph.restore(path, user, replace=replace)
+        except NamespaceOccupiedError as e:
+            typer.confirm(f"{e.ns!r} holds memories. Replace them with {path.name}?", abort=True)
+            counts = graph.restore(path, user, replace=True)
     console.print(f"Restored {counts['nodes']} nodes and {counts['edges']} edges.")
 
 

@@ -9,6 +9,7 @@ memory block for ``llama_index.core.memory.Memory``.
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from typing import Any
 
 from llama_index.core.base.llms.types import (
@@ -43,9 +44,16 @@ def to_node(r: Recalled) -> NodeWithScore:
     }
     meta |= {k: p[k] for k in ("speaker", "ts", "session_id", "subject", "predicate",
                                 "object", "confidence", "valid_from") if k in p}  # fmt: skip
+    if not r.memory.current:
+        meta["superseded"] = "yes: no longer true"
+    when = p.get("ts") or p.get("valid_from")
+    if when is not None:  # what the model reads: a date, not epoch seconds
+        meta["when"] = datetime.fromtimestamp(float(when), UTC).strftime("%Y-%m-%d %H:%M UTC")
     node = TextNode(id_=r.id, text=r.memory.text, metadata=meta)
     node.excluded_embed_metadata_keys = list(meta)
-    node.excluded_llm_metadata_keys = [k for k in meta if k not in ("speaker", "ts")]
+    node.excluded_llm_metadata_keys = [
+        k for k in meta if k not in ("speaker", "when", "superseded")
+    ]
     return NodeWithScore(node=node, score=r.score)
 
 

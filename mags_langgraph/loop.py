@@ -40,6 +40,7 @@ from graph_db import (
     UnknownNamespaceError,
     Verdict,
     check_label,
+    split_text,
 )
 from mags_langgraph import prompts, rules
 from mags_langgraph.llm import LLMs
@@ -184,29 +185,40 @@ class MemoryLoop:
         answer (a failing model loses nothing)."""
         user = check_user(user)
         message = str(message or "")
+        limit = self.graph.settings.max_text_chars  # a longer message is stored in parts
         stages: dict[str, float] = {}
         with _timed(stages, "route"):
             route = route or (yield from self._route(user, message))
         memories: list[Recalled] = []
         if recall and route.recall and message.strip():
             with _timed(stages, "recall"):
-                queries = yield from self._queries(user, message, thread)
+                queries = yield from self._queries(user, message[:limit], thread)
                 try:
                     memories = yield from self._recall(user, queries, route)
                 except MagsError as e:  # answer without memories rather than not at all
                     log.warning("recall failed (%s); the turn goes on without memories", e)
         episode_id = None
         if store and message.strip():
-            turn = {"text": message, "speaker": speaker or user, "session_id": session,
-                    "ts": time.time()}  # fmt: skip
+            turn = {"speaker": speaker or user, "session_id": session, "ts": time.time()}
             if speaker == ASSISTANT:
                 turn["salience"] = ANSWER_SALIENCE
             with _timed(stages, "store_turn"):
-                [episode_id] = yield from call(self.graph.add_episodes, user, [turn])
+                episode_id = yield from self._store(user, message, turn)
         return TurnContext(
             user=user, message=message, session=session, history=list(thread), route=route,
             memories=memories, episode_id=episode_id, stages_ms=stages,
         )  # fmt: skip
+
+    def _store(self, user: str, text: str, fields: dict) -> Steps[str]:
+        """Store ``text`` as one turn, or, longer than MAGS_MAX_TEXT_CHARS, as consecutive
+        parts of one session in one transaction (never refused after the model answered).
+        Returns the first part's id."""
+        parts = split_text(text, self.graph.settings.max_text_chars)
+        if len(parts) > 1:
+            log.warning("a turn of %d characters is stored in %d parts (MAGS_MAX_TEXT_CHARS)",
+                        len(text), len(parts))  # fmt: skip
+        ids = yield from call(self.graph.add_episodes, user, [{"text": p, **fields} for p in parts])
+        return ids[0]
 
     def _respond(self, turn: TurnContext, messages: Sequence[BaseMessage]) -> Steps[str]:
         prompt = self.respond_prompt(turn.user, turn.memories, messages)
@@ -221,10 +233,10 @@ class MemoryLoop:
             return report
         stages, user = report.stages_ms, turn.user
         if answer and answer.strip():
-            said = {"text": answer, "speaker": ASSISTANT, "session_id": turn.session,
-                    "ts": time.time(), "salience": ANSWER_SALIENCE}  # fmt: skip
+            said = {"speaker": ASSISTANT, "session_id": turn.session, "ts": time.time(),
+                    "salience": ANSWER_SALIENCE}  # fmt: skip
             with _timed(stages, "store_answer"):
-                [report.answer_id] = yield from call(self.graph.add_episodes, user, [said])
+                report.answer_id = yield from self._store(user, answer, said)
             with _timed(stages, "learn"):
                 try:
                     report.used = yield from call(self.learn, user, answer, turn.memories)

@@ -78,10 +78,12 @@ def memory_lines(memories: Sequence[Recalled]) -> str:
 
 
 def memory_line(number: int, r: Recalled) -> str:
-    """One memory on one line (its own line breaks folded): [n] (date, speaker) text."""
+    """One memory on one line (its own line breaks folded): [n] (date, speaker) text; a
+    superseded fact says since when it no longer holds."""
     props = r.memory.properties
+    ended = "" if r.memory.current else f"no longer true since {_date(props.get('valid_to'))}"
     head = ", ".join(x for x in (_date(props.get("ts") or props.get("valid_from")),
-                                 props.get("speaker")) if x)  # fmt: skip
+                                 props.get("speaker"), ended) if x)  # fmt: skip
     text = " ".join(r.memory.text.split())
     return f"[{number}] ({head}) {text}" if head else f"[{number}] {text}"
 

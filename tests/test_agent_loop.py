@@ -277,3 +277,14 @@ def test_a_user_is_required_and_may_not_contain_the_namespace_separator(graph):
         app.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t"}})
     with pytest.raises(InvalidInputError, match="may not contain"):
         turn(app, "alice/x", "hi")
+
+
+def test_a_superseded_fact_is_marked_in_the_respond_prompt(graph, ns):
+    from mags_langgraph import prompts
+
+    graph.add_fact(ns, ns, "lives_in", "Lisbon", valid_from="2026-01-01")
+    graph.add_fact(ns, ns, "lives_in", "Porto", valid_from="2026-03-01")
+    hits = graph.recall(ns, "where do I live?", k=5, blocks="semantic", history=True)
+    lines = {h.memory.object: prompts.memory_line(1, h) for h in hits}
+    assert "no longer true since 2026-03-01" in lines["Lisbon"]
+    assert "no longer" not in lines["Porto"]

@@ -54,6 +54,28 @@ def test_middleware_recalls_before_the_model_and_stores_after_the_agent(graph, n
     assert "[1]" in system.content  # numbered for citation
 
 
+def test_a_message_longer_than_a_memory_loses_neither_it_nor_the_answer(graph, ns):
+    """45,000 characters (over MAGS_MAX_TEXT_CHARS) used to raise after the model answered."""
+    from langchain.agents import create_agent
+
+    limit = graph.settings.max_text_chars
+    message = " ".join(f"line {i} of a pasted log." for i in range(2000))[:45_000]
+    answer = " ".join(f"Point {i} of a long answer." for i in range(limit // 20))
+    model = Recording(responses=[AIMessage(answer)])
+    agent = create_agent(model, [], middleware=[MAGSMemoryMiddleware(loop_for(graph))])
+    out = agent.invoke({"messages": [("user", message)]}, {"configurable": {"user_id": ns}})
+    assert out["messages"][-1].content == answer
+    turns = graph.list(ns, "episodic", limit=10)
+    said = sorted((m for m in turns if m.speaker == ns), key=lambda m: message.index(m.text))
+    answered = sorted(
+        (m for m in turns if m.speaker == "assistant"), key=lambda m: answer.index(m.text)
+    )
+    assert len(said) == 2 and len(answered) == 2  # each stored in two parts
+    assert all(len(m.text) <= limit for m in turns)
+    assert "".join(m.text for m in said) == message
+    assert "".join(m.text for m in answered) == answer
+
+
 def test_middleware_without_a_user_is_a_clear_error(graph):
     from langchain.agents import create_agent
 
@@ -124,7 +146,11 @@ def test_llamaindex_retriever_returns_nodes_with_provenance(graph, ns):
     graph.add_episodes(
         ns,
         [
-            {"text": "We adopted a beagle puppy called Biscuit today!", "speaker": "Sam"},
+            {
+                "text": "We adopted a beagle puppy called Biscuit today!",
+                "speaker": "Sam",
+                "ts": "2026-05-01T09:30",
+            },
             {"text": "I'm training for the Leeds half marathon.", "speaker": "Sam"},
         ],
     )
@@ -133,6 +159,10 @@ def test_llamaindex_retriever_returns_nodes_with_provenance(graph, ns):
     meta = nodes[0].node.metadata
     assert (meta["ns"], meta["block"], meta["speaker"]) == (ns, "episodic", "Sam")
     assert nodes[0].score == max(n.score for n in nodes)
+    from llama_index.core.schema import MetadataMode
+
+    seen = nodes[0].node.get_content(MetadataMode.LLM)  # what a query engine's model reads
+    assert "when: 2026-05-01 09:30 UTC" in seen and "1777" not in seen and "ts:" not in seen
     assert MAGSRetriever(graph, user_id=f"{ns}-nobody").retrieve("dog") == []
 
 

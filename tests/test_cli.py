@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -72,8 +73,16 @@ def test_chat_remembers_across_runs_and_its_commands_look_inside(tmp_path):
 def test_ingest_then_search_and_recall(tmp_path):
     mags = str(Path(sys.executable).parent / "mags")
     data = ROOT / "mags_langgraph" / "data" / "demo_conversation.json"
+    first = json.loads(data.read_text())
+    first = {"sessions": first["sessions"][:1]}  # as if stopped after the first session
+    (tmp_path / "first.json").write_text(json.dumps(first))
+    n = len(first["sessions"][0]["turns"])
+    out = _run(mags, "ingest", str(tmp_path / "first.json"), "--user", "sam", home=tmp_path)
+    assert f"Stored {n} turns and 0 facts for 'sam'." in out
     out = _run(mags, "ingest", str(data), "--user", "sam", home=tmp_path)
-    assert "Stored 8 turns and 5 facts for 'sam'" in out
+    assert f"Stored {8 - n} turns and 5 facts for 'sam' ({n} already stored)" in out
+    again = _run(mags, "ingest", str(data), "--user", "sam", home=tmp_path)  # idempotent
+    assert "Stored 0 turns and 0 facts for 'sam' (13 already stored)" in again
     again = _run(mags, "search", "sam", "peanut allergy", "--k", "2", home=tmp_path)
     assert "allergic to peanuts" in again
     recalled = _run(mags, "recall", "sam", "What is Maya allergic to?", "--k", "3", home=tmp_path)
@@ -87,12 +96,24 @@ def test_ingest_then_search_and_recall(tmp_path):
         (["search", "sam", "q", "--blocks", "x"], "blocks must be 'episodic', 'semantic' or"),
         (["recall", "sam", "q", "--k", "3", "--blocks", "dreams"], "blocks must be"),
         (["search", "sam", "q", "--mode", "telepathy"], "mode must be hybrid, vector or"),
+        (["ingest", "{tmp}/missing.json", "--user", "x"], "missing.json: no such file"),
+        (["ingest", "{tmp}/list.json", "--user", "x"], "Input should be a valid dictionary"),
+        (["ingest", "{tmp}/session.json", "--user", "x"], "sessions.0.date: Field required"),
+        (["ingest", "{tmp}/session.json"], "sessions.0.turns: Input should be a valid list"),
+        (["ingest", "{tmp}/broken.json", "--user", "x"], "not JSON (line 1"),
+        (["restore", "{tmp}/missing.snap.gz"], "missing.snap.gz"),
+        (["chat", "--user", "alice/x"], "a user id may not contain '/'"),
+        (["ingest", "--user", "x"], "needs a FILE"),
     ],
 )
 def test_an_error_is_one_clear_line(tmp_path, args, says):
     mags = str(Path(sys.executable).parent / "mags")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    (tmp_path / "session.json").write_text('{"sessions": [{"id": "s1", "turns": "hi"}]}')
+    (tmp_path / "broken.json").write_text('{"sessions": [')
+    args = [a.format(tmp=tmp_path) for a in args]
     out = subprocess.run(
-        [mags, *args, "--home", str(tmp_path)],
+        [mags, *args, "--home", str(tmp_path / "home")],
         capture_output=True,
         text=True,
         timeout=300,
@@ -100,6 +121,26 @@ def test_an_error_is_one_clear_line(tmp_path, args, says):
     assert out.returncode == 2
     assert out.stdout.startswith("error: ") and says in out.stdout
     assert len(out.stdout.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_version_and_a_restore_that_asks_before_replacing(tmp_path):
+    mags = str(Path(sys.executable).parent / "mags")
+    version = subprocess.run([mags, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and version.stdout.startswith("mags 0.")
+    data = ROOT / "mags_langgraph" / "data" / "demo_conversation.json"
+    _run(mags, "ingest", str(data), "--user", "sam", home=tmp_path)
+    _run(mags, "snapshot", "sam", str(tmp_path / "sam.snap.gz"), home=tmp_path)
+    refused = subprocess.run(
+        [mags, "restore", str(tmp_path / "sam.snap.gz"), "--home", str(tmp_path)],
+        input="n\n",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "'sam' holds memories. Replace them with sam.snap.gz?" in refused.stdout
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    done = _run(mags, "restore", str(tmp_path / "sam.snap.gz"), home=tmp_path, stdin="y\n")
+    assert "Restored" in done
 
 
 def test_quickstart_example_runs(tmp_path):
