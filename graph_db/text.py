@@ -90,14 +90,15 @@ def check_text(text: object, what: str, max_chars: int) -> str:
 
 
 def split_text(text: str, max_chars: int) -> list[str]:
-    """``text`` as consecutive parts of at most ``max_chars`` characters, each cut after a
-    paragraph, a line, a sentence or a space in its second half when there is one (blank
-    parts are dropped): a long message is stored in parts rather than refused."""
+    """``text`` as consecutive parts of at most ``max_chars`` characters, each cut after
+    the last paragraph break in its second half, else the last line break, sentence end or
+    space there, else at the limit (blank parts are dropped): a long message is stored in
+    parts rather than refused."""
     parts: list[str] = []
     while len(text) > max_chars:
         window = text[:max_chars]
-        cut = max(window.rfind(sep) + len(sep) for sep in ("\n\n", "\n", ". ", " "))
-        cut = cut if cut > max_chars // 2 else max_chars
+        ends = (window.rfind(sep) + len(sep) for sep in ("\n\n", "\n", ". ", " "))
+        cut = next((end for end in ends if end > max_chars // 2), max_chars)
         parts.append(text[:cut])
         text = text[cut:]
     parts.append(text)

@@ -150,3 +150,15 @@ def test_bad_read_arguments_are_invalid_input(graph, ns, call, says):
     graph.add_episodes(ns, ["something to read"])
     with pytest.raises(InvalidInputError, match=says):
         call(graph, ns)
+
+
+def test_a_long_text_splits_into_parts_that_give_it_back():
+    from graph_db import split_text
+
+    text = "a" * 60 + "\n\n" + "b" * 30 + ". " + "c" * 20
+    assert split_text(text, 100) == ["a" * 60 + "\n\n", "b" * 30 + ". " + "c" * 20]
+    words = " ".join(f"word{i}" for i in range(5000))
+    parts = split_text(words, 1000)
+    assert "".join(parts) == words and max(map(len, parts)) <= 1000
+    assert all(p.endswith(" ") for p in parts[:-1])  # never inside a word
+    assert split_text("x" * 250, 100) == ["x" * 100, "x" * 100, "x" * 50]
