@@ -29,6 +29,7 @@ from graph_db import (
     LiquidGraph,
     MagsError,
     NamespaceOccupiedError,
+    UnknownNamespaceError,
     labels_of,
 )
 from mags_langgraph.conversation import Conversation, read_conversation
@@ -122,9 +123,10 @@ def _ingest_id(user: str, session: object, index: int, text: object) -> str:
 
 
 def _not_stored(graph: LiquidGraph, user: str, items: list[dict]) -> list[dict]:
-    if user not in graph.namespaces(prefix=user):
+    try:  # one lookup; the namespace is known to the graph after the first
+        have = {m.id for m in graph.get_many(user, [x["id"] for x in items])}
+    except UnknownNamespaceError:
         return items
-    have = {m.id for m in graph.get_many(user, [x["id"] for x in items])}
     return [x for x in items if x["id"] not in have]
 
 

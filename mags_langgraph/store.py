@@ -54,7 +54,6 @@ from graph_db import (
 )
 
 _IDS = uuid.UUID("6d3f0e2a-8f4b-4c55-9a8e-2f1d7b6c4a10")  # uuid5 namespace of item ids
-SEP = NS_SEP
 STORE_SESSION = "store"
 MAX_NAMESPACES = 100_000
 MAX_SCAN = 4096  # memories of one namespace a filtered search looks through at most
@@ -263,7 +262,7 @@ class MAGSStore(BaseStore):
         for score, _, ns, m in found[op.offset : want]:
             key, value, made, changed = _item_parts(m)
             items.append(
-                SearchItem(namespace=tuple(ns.split(SEP)), key=key, value=value,
+                SearchItem(namespace=tuple(ns.split(NS_SEP)), key=key, value=value,
                            created_at=made, updated_at=changed, score=score)
             )  # fmt: skip
         return items
@@ -272,9 +271,9 @@ class MAGSStore(BaseStore):
         """The namespace ``prefix`` and those below it (not "maya-2" for "maya")."""
         if not prefix:
             return self.graph.namespaces(limit=MAX_NAMESPACES)
-        below = self.graph.namespaces(prefix=prefix + SEP, limit=MAX_NAMESPACES)
+        below = self.graph.namespaces(prefix=prefix + NS_SEP, limit=MAX_NAMESPACES)
         spaces = [*self.graph.namespaces(prefix=prefix, limit=1)[:1], *below]
-        return [s for s in dict.fromkeys(spaces) if s == prefix or s.startswith(prefix + SEP)]
+        return [s for s in dict.fromkeys(spaces) if s == prefix or s.startswith(prefix + NS_SEP)]
 
     def _matching(
         self, ns: str, op: SearchOp, want: int, fire: bool
@@ -304,7 +303,7 @@ class MAGSStore(BaseStore):
         return out[:n]
 
     def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        spaces = [tuple(s.split(SEP)) for s in self.graph.namespaces(limit=MAX_NAMESPACES)]
+        spaces = [tuple(s.split(NS_SEP)) for s in self.graph.namespaces(limit=MAX_NAMESPACES)]
         conditions = op.match_conditions or ()
         kept = [s for s in spaces if all(_ns_matches(s, c) for c in conditions)]
         if op.max_depth is not None:
