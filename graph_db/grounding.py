@@ -6,7 +6,9 @@ question is rarely written in the turn it points to (turns carry their time as `
 Recall turns these into soft boosts, never filters (a wrong guess costs a little rank, not the
 memory): a time near a date in the query raises relevance (``recall_time_weight``), a speaker
 named in it raises the final score (``recall_speaker_weight``), and the query is also searched
-without its names (``name_free``): what was said, whoever said it.
+without its names (``name_free``): what was said, whoever said it. Asked by someone
+(``asker``), "Where do I live?" is about them: the query is also searched as "Where do pat
+live?" (``as_asker``), since facts name their subject, and their memories rank as if named.
 """
 
 from __future__ import annotations
@@ -46,8 +48,10 @@ class Grounding:
     derived: int = 0
 
     @classmethod
-    def of(cls, queries: Sequence[str], derived: int = 0) -> Grounding:
-        names = [names_in(q) for q in queries]
+    def of(cls, queries: Sequence[str], derived: int = 0, asker: str | None = None) -> Grounding:
+        """``asker``: who asks; a query in the first person names them."""
+        me = first_name(asker)
+        names = [names_in(q) | ({me} if me and _FIRST_PERSON.search(q) else set()) for q in queries]
         return cls(names, [query_dates(q) for q in queries], derived)
 
     def names_speaker(self, props: Mapping[str, Any]) -> bool:
@@ -123,10 +127,32 @@ def name_free(text: str) -> str | None:
 def is_named(name: str | None, names: set[str]) -> bool:
     """Whether a memory's speaker or subject ``name`` is named in the query: its first word
     (a given name; "Nate" for "Nate Smith") is among the query's capitalised words."""
-    if not name:
-        return False
-    first = re.split(r"[\s']+", name.strip().lower(), maxsplit=1)[0]
+    first = first_name(name)
     return bool(first) and first in names
+
+
+def first_name(name: str | None) -> str:
+    """The first word of a speaker's name, lower-cased ("" for none)."""
+    return re.split(r"[\s']+", name.strip().lower(), maxsplit=1)[0] if name else ""
+
+
+_FIRST_PERSON = re.compile(r"\b(i['’]m|i['’]ve|i['’]d|i['’]ll|i|me|myself|my|mine)\b", re.I)
+_AS_ASKER = {"i'm": "{} is", "i've": "{} has", "i'd": "{} would", "i'll": "{} will", "my": "{}'s",
+             "mine": "{}'s"}  # fmt: skip
+
+
+def as_asker(text: str, asker: str | None) -> str | None:
+    """``text`` with its first person replaced by ``asker`` ("Where do I live?" asked by
+    pat -> "Where do pat live?"), or None when it has none. Facts name their subject
+    ("pat lives in Porto"): the first-person question is far from them, this one near."""
+    if not asker or not asker.strip() or not _FIRST_PERSON.search(text):
+        return None
+    who = asker.strip()
+
+    def swap(m: re.Match[str]) -> str:
+        return _AS_ASKER.get(m[1].lower().replace("’", "'"), "{}").format(who)
+
+    return _FIRST_PERSON.sub(swap, text)
 
 
 # sentence-initial and question words, months and days: capitalised without being names

@@ -23,7 +23,7 @@ from graph_db.errors import (
     NotFoundError,
     UnknownNamespaceError,
 )
-from graph_db.grounding import name_free
+from graph_db.grounding import as_asker, name_free
 from graph_db.maintenance import Maintainer, MaintenanceReport, delete_memories
 from graph_db.models import (
     Blocks,
@@ -43,11 +43,14 @@ from graph_db.search import Searcher, rrf
 from graph_db.settings import GraphSettings
 from graph_db.snapshots import export_namespace, import_namespace
 from graph_db.text import (
+    NAME_MAX,
     check_k,
     check_ns,
     check_page,
+    check_similarity,
     check_text,
     entity_key,
+    is_question,
     predicate_key,
     to_json,
 )
@@ -299,13 +302,19 @@ class LiquidGraph:
         k: int = 10,
         blocks: Blocks = "both",
         mode: str = "hybrid",
+        *,
+        min_similarity: float | None = None,
     ) -> list[Hit]:
-        """Memories matching ``query``: vector, full-text, or both fused by reciprocal rank."""
+        """Memories matching ``query``: vector, full-text, or both fused by reciprocal rank
+        (``score``: 1/(60 + rank) summed, for order only). ``min_similarity``: only hits at
+        least this similar (cosine, ``Hit.similarity``) to the query; full-text-only hits,
+        without one, are left out then."""
         if mode not in ("hybrid", "vector", "fulltext"):
             raise InvalidInputError(f"mode must be hybrid, vector or fulltext, not {mode!r}")
         labels = labels_of(blocks)
         query = check_text(query, "query", self.settings.max_text_chars)
         k = check_k(k)
+        floor = check_similarity(min_similarity)
         ns = self._require_ns(ns)
         if k == 0:
             return []
@@ -328,6 +337,8 @@ class LiquidGraph:
                 for h in hits:
                     sources.setdefault(h.id, []).append("fulltext")
         fused = rrf(rankings)
+        if floor is not None:
+            fused = {i: f for i, f in fused.items() if sims.get(i, -2.0) >= floor}
         order = sorted(fused, key=lambda i: (-fused[i], -sims.get(i, -2.0)))[:k]
         memories = {m.id: m for m in self.get_many(ns, order)}
         return [
@@ -347,6 +358,8 @@ class LiquidGraph:
         mode: Literal["walk", "vector"] = "walk",
         history: bool = False,
         fire: bool = True,
+        asker: str | None = None,
+        min_similarity: float | None = None,
     ) -> list[Recalled]:
         """The memories that answer ``query`` (one text, or several sub-queries).
 
@@ -355,7 +368,16 @@ class LiquidGraph:
         single-shot nearest neighbours, for comparison. Superseded facts are hidden unless
         ``history`` is set; ``as_of`` shows the graph as it stood then. With ``fire``, the
         recall leaves its trace: returned memories are touched and the top anchors linked
-        (in the background; ``flush()`` waits for it).
+        (in the background; ``flush()`` waits for it). ``asker``: who asks (a speaker's
+        name, the user id of a chat): "I", "me", "my" in the query mean them, and what they
+        said or what is known of them ranks first (``graph_db.grounding``).
+
+        Scores order one recall's results and do not compare across recalls: ``relevance``
+        is relative (1 = this recall's best match, however poor), ``score`` adds the walk's
+        activation and small boosts (speaker named, importance, recency; up to ~0.5).
+        ``similarity`` is absolute (cosine to the query; with all-MiniLM-L6-v2, unrelated
+        text ~0.0-0.2, the same topic ~0.4, a paraphrase ~0.7): ``min_similarity`` keeps the
+        memories at least that similar, and those the walk reached from one that is.
         """
         if mode not in ("walk", "vector"):
             raise InvalidInputError(f"mode must be 'walk' or 'vector', not {mode!r}")
@@ -364,17 +386,22 @@ class LiquidGraph:
         if not queries:
             raise InvalidInputError("recall needs at least one query")
         k = check_k(k)
+        floor = check_similarity(min_similarity)
         when = to_epoch(as_of)
         ns = self._require_ns(ns)
         if k == 0:
             return []
+        if asker is not None:
+            asker = check_text(asker, "asker", NAME_MAX)
+            queries += [v for v in dict.fromkeys(as_asker(q, asker) for q in queries) if v]
         derived: list[str] = []  # the queries without their names (grounding.name_free)
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         qv = self._engram.embed([*queries, *derived])
         results, anchors = self._recaller.recall(
-            ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived)
-        )
+            ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived), asker,
+            floor,
+        )  # fmt: skip
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])
         return results
@@ -496,6 +523,8 @@ class LiquidGraph:
             speaker = props.get("speaker", current.properties.get("speaker"))
             props["text"] = text
             props |= self._engram.reindex(text, speaker if current.block == "episodic" else None)
+            if current.block == "episodic":
+                props["asks"] = is_question(text)
         rows = self.backend.write("memory_update", ns=ns, id=memory_id, props=props)
         if not rows:
             raise NotFoundError(f"no memory {memory_id!r} in namespace {ns!r}")

@@ -139,8 +139,9 @@ class Recaller:
             stats = _ZStats.of(dense, lex)
         z = (dense - stats.dense_mu) / stats.dense_sd
         z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
-        words = np.array([float(c.props.get("n_terms") or 0) for c in cands])
-        z += self.settings.recall_length_prior * np.log1p(words)[:, None]
+        z += self.settings.recall_length_prior * _length_prior(cands)[:, None]
+        asks = np.array([bool(c.props.get("asks")) for c in cands], dtype=float)
+        z -= self.settings.recall_question_penalty * asks[:, None]  # a question states nothing
         when = self.settings.recall_time_weight
         z += np.array([ground.time_boosts(c.props, when) for c in cands])
         if ground.derived:  # a name-free query finds content; the asked one ranks first
@@ -152,6 +153,59 @@ class Recaller:
             c.relevance = math.exp(min(0.0, float(s) - stats.top))
             c.similarity = float(o.max())
         return stats
+
+    def corrections_first(
+        self,
+        ns: str,
+        ranked: list[tuple[float, Candidate]],
+        hidden: list[Candidate],
+        pool: dict[str, Candidate],
+        k: int,
+    ) -> list[tuple[float, Candidate]]:
+        """The top ``k`` of ``ranked``, where a turn that stated a value since superseded ("I
+        live in Lisbon" after "I moved to Porto") comes after its correction: the current
+        fact of that subject and predicate, and the turn that stated it, placed just before
+        it (a recalled statement that no longer holds is never shown without what holds)."""
+        outdated: dict[str, set[tuple[str, str]]] = {}  # turn id -> what it said that changed
+        for f in hidden:
+            if f.label == "Fact" and f.props.get("valid_to") and f.props.get("source_episode_id"):
+                outdated.setdefault(f.props["source_episode_id"], set()).add(_key(f))
+        if not outdated or not ranked:
+            return ranked[:k]
+        current: dict[tuple[str, str], list[Candidate]] = {}
+        for c in pool.values():
+            if c.label == "Fact" and not c.props.get("valid_to"):
+                current.setdefault(_key(c), []).append(c)
+        sources = {
+            f.props.get("source_episode_id")
+            for keys in outdated.values()
+            for key in keys
+            for f in current.get(key, [])
+        }
+        missing = [sid for sid in sources if sid and sid not in pool]
+        found = self._rows(ns, missing)
+        dim = next(iter(pool.values())).vectors["embedding"].shape[0]
+        for mid, row in found.items():
+            pool[mid] = _candidate(mid, row, dim, np.zeros(1), {"correction"})
+        out: list[tuple[float, Candidate]] = []
+        placed: set[str] = set()
+        for score, c in ranked:
+            if len(out) >= k:
+                break
+            if c.id in placed:
+                continue
+            for key in sorted(outdated.get(c.id, ())):
+                for fact in current.get(key, []):
+                    turn = pool.get(fact.props.get("source_episode_id") or "")
+                    for fix in (fact, turn):
+                        if fix is not None and fix.id not in placed and len(out) < k:
+                            fix.sources.add("correction")
+                            out.append((score, fix))
+                            placed.add(fix.id)
+            if len(out) < k:  # the outdated turn itself, after its correction, if room is left
+                out.append((score, c))
+                placed.add(c.id)
+        return out
 
     def _dense(self, c: Candidate, own: np.ndarray, qv: np.ndarray) -> np.ndarray:
         """Per query: max(cos(own), max cos(sentences)) + w_ctx * cos(in context)."""
@@ -257,16 +311,23 @@ class Recaller:
         history: bool,
         mode: str,
         derived: int = 0,
+        asker: str | None = None,
+        min_similarity: float | None = None,
     ) -> tuple[list[Recalled], list[str]]:
         """The top ``k`` memories, and the ids of the anchors (for co-firing). The last
-        ``derived`` queries were derived from the others (``grounding.name_free``)."""
+        ``derived`` queries were derived from the others (``grounding.name_free``);
+        ``asker``: who asks (``Grounding.of``); ``min_similarity``: the least similarity of a
+        memory or of the anchor the walk reached it from."""
         now = time.time()
-        ground = Grounding.of(queries, derived)
+        least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
+        ground = Grounding.of(queries, derived, asker)
         cands = self.candidates(ns, queries, qv, labels, lexical=(mode == "walk"))
         keep = [c for c in cands.values() if visible(c.props, as_of, history)]
+        hidden = [c for c in cands.values() if not visible(c.props, as_of, history)]
         if mode == "vector":
             self.score(keep, qv, ground)
-            ranked = sorted(keep, key=lambda c: -(c.similarity or -2.0))[:k]
+            ranked = sorted(keep, key=lambda c: -(c.similarity or -2.0))
+            ranked = [c for c in ranked if (c.similarity or -2.0) >= least][:k]
             for c in ranked:
                 c.relevance = c.similarity or 0.0
             return self._results(ns, [(c.relevance, c, False) for c in ranked]), []
@@ -274,7 +335,10 @@ class Recaller:
         anchors = self.anchors(keep, self.settings.recall_anchors)
         # the k-th final score before the walk bounds the one after it from below (a walk
         # only raises scores); by its activation, a walked memory gains at most margin on it
-        finals = sorted((self._final(c, now, ground) for c in keep), reverse=True)
+        finals = sorted(  # of the candidates that may stay
+            (self._final(c, now, ground) for c in keep if (c.similarity or -2.0) >= least),
+            reverse=True,
+        )
         margin = self.settings.rank_importance_weight + self.settings.rank_recency_weight
         if any(ground.names):
             margin += self.settings.recall_speaker_weight
@@ -298,7 +362,12 @@ class Recaller:
                 if path:
                     c.sources.add("walk")
         scored = [(self._final(c, now, ground), c) for c in pool.values()]
+        if min_similarity is not None:  # its own similarity, or that of the anchor walked from
+            origin = {c.id: pool[c.path[0].source] if c.path else c for c in pool.values()}
+            scored = [(s, c) for s, c in scored if (origin[c.id].similarity or -2.0) >= least]
         scored.sort(key=lambda t: -t[0])
+        if self.settings.recall_corrections_first and as_of is None and not history:
+            scored = self.corrections_first(ns, scored, hidden, pool, k)
         top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
         return self._results(ns, top), [a.id for a in anchors]
 
@@ -351,6 +420,19 @@ class _ZStats:
     def empty(cls, q: int) -> _ZStats:
         zero, one = np.zeros(q), np.ones(q)
         return cls(zero, one, zero, one, 0.0)
+
+
+def _key(c: Candidate) -> tuple[str, str]:
+    return (str(c.props.get("subject") or "").lower(), str(c.props.get("predicate") or ""))
+
+
+def _length_prior(cands: list[Candidate]) -> np.ndarray:
+    """log(1 + content words) of each turn; a fact (a few words by construction, as
+    informative as a turn) gets the turns' mean, or 0 when there are none."""
+    turn = np.array([c.label == "Episode" for c in cands])
+    prior = np.log1p([float(c.props.get("n_terms") or 0) for c in cands])
+    prior[~turn] = prior[turn].mean() if turn.any() else 0.0
+    return prior
 
 
 def _candidate(

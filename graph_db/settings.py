@@ -43,7 +43,13 @@ class GraphSettings(BaseSettings):
     join_wait_s: float = Field(
         default=90.0,
         ge=0,
-        description="How long a process waits for the home's owner to bring its engine up.",
+        description="How long a process waits for the home's engine to start.",
+    )
+    engine_idle_s: float = Field(
+        default=300.0,
+        ge=0,
+        description="The embedded engine (a background process per home) stops after this "
+        "long without a MAGS process using it; the next one starts it again.",
     )
     connect_timeout_s: float = Field(default=10.0, gt=0, description="Bolt connection timeout.")
     tx_retry_s: float = Field(default=15.0, ge=0, description="Max time to retry a transaction.")
@@ -207,6 +213,18 @@ class GraphSettings(BaseSettings):
         description="A document-length prior: relevance x (1 + content words)^w. Longer "
         "memories carry more to ask about; short phatic turns ('Hey Mel, how are you?') match "
         "a question by the names in it and are rarely what was asked for.",
+    )
+    recall_question_penalty: float = Field(
+        default=2.0,
+        ge=0,
+        description="What a turn that only asks ('Where do I live?') counts less than one that "
+        "states something (in candidate standard deviations): a question asked again matches "
+        "the earlier ones best, yet they hold no answer.",
+    )
+    recall_corrections_first: bool = Field(
+        default=True,
+        description="A recalled turn that stated a value since superseded ('I live in Lisbon' "
+        "after a move) comes after its correction: the current fact and the turn that stated it.",
     )
 
     # --- plasticity and decay ------------------------------------------------------

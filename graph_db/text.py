@@ -227,6 +227,13 @@ def sentences(text: str, min_chars: int = 12) -> list[str]:
     return out
 
 
+def is_question(text: str) -> bool:
+    """Whether a turn only asks ("Where do I live?", "Any news? How was it?"): it states
+    nothing, so recall ranks it under what was said (``recall_question_penalty``)."""
+    parts = [p for p in re.split(r"(?<=[.!?…])\s+", text.strip()) if p.strip()]
+    return bool(parts) and all(p.rstrip(" )\"'»”!").endswith("?") for p in parts)
+
+
 def check_page(limit: object, offset: object) -> tuple[int, int]:
     """A page of a listing: 0 <= limit <= PAGE_MAX, 0 <= offset < 2**31."""
     for name, value in (("limit", limit), ("offset", offset)):
@@ -239,6 +246,17 @@ def check_page(limit: object, offset: object) -> tuple[int, int]:
     if not 0 <= offset <= _INT32:  # type: ignore[operator]
         raise InvalidInputError(f"offset must be between 0 and {_INT32}, not {offset}")
     return int(limit), int(offset)  # type: ignore[arg-type]
+
+
+def check_similarity(value: object) -> float | None:
+    """A similarity threshold: None, or a cosine between -1 and 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not -1 <= value <= 1:
+        raise InvalidInputError(
+            f"min_similarity must be a cosine between -1 and 1 (e.g. 0.3), not {value!r}"
+        )
+    return float(value)
 
 
 def check_k(k: object) -> int:

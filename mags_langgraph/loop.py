@@ -36,10 +36,12 @@ from graph_db import (
     InvalidInputError,
     LiquidGraph,
     MagsError,
+    Memory,
     Recalled,
     UnknownNamespaceError,
     Verdict,
     check_label,
+    is_question,
     split_text,
 )
 from mags_langgraph import prompts, rules
@@ -329,12 +331,17 @@ class MemoryLoop:
             return []
         try:
             hits = yield from call(
-                self.graph.recall, user, asked, k=k if own_words else k + 4, blocks=route.blocks
+                self.graph.recall,
+                user,
+                asked,
+                k=k if own_words else 2 * k,
+                blocks=route.blocks,
+                asker=user if self.settings.recall_as_asker else None,
             )
         except UnknownNamespaceError:
             return []  # a new user: nothing to recall yet
-        if not own_words:  # else the assistant's past answers crowd out what the user said
-            hits = [h for h in hits if h.memory.speaker != ASSISTANT]
+        if not own_words:  # else past answers and questions crowd out what the user said
+            hits = [h for h in hits if h.memory.speaker != ASSISTANT and not asks(h.memory)]
         return hits[:k]
 
     # -- respond -------------------------------------------------------------------------
@@ -475,6 +482,11 @@ class MemoryLoop:
             return Verdict(out.winner, f"adjudicated: {out.reason}"[:200])
 
         return adjudicate
+
+
+def asks(memory: Memory) -> bool:
+    """A turn that only asks: it holds no answer (graph_db.is_question)."""
+    return memory.block == "episodic" and is_question(memory.text)
 
 
 def _day(epoch: float) -> str:

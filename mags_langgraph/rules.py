@@ -39,9 +39,13 @@ _THING = r"([^.,;!?]{1,60}?)"
 _END = r"(?=\s*(?:[.,;!?]|\band\b|\bbut\b|$))"
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [  # lead case-free, names capitalised
     (re.compile(rf"(?i:\bmy name is) {_NAME}"), "name"),
-    (re.compile(rf"(?i:\bi (?:live|am living|'m living) in) {_NAME}"), "lives_in"),
-    (re.compile(rf"(?i:\bi(?: have|'ve)? (?:just )?moved to) {_NAME}"), "lives_in"),
-    (re.compile(rf"(?i:\bi work (?:at|for)) {_NAME}"), "works_at"),
+    (re.compile(rf"(?i:\bi (?:now |currently )?(?:live|am living|'m living) in) {_NAME}"),
+     "lives_in"),
+    (re.compile(rf"(?i:\bi(?: have|'ve)? (?:just |recently )?(?:moved|relocated) to) {_NAME}"),
+     "lives_in"),
+    (re.compile(rf"(?i:\bi (?:now |currently )?work (?:at|for)) {_NAME}"), "works_at"),
+    (re.compile(rf"(?i:\bi(?: have|'ve)? (?:just |recently )?(?:joined|started (?:a new job )?"
+                rf"(?:at|with))) {_NAME}"), "works_at"),
     (re.compile(rf"(?i:\bi(?: am|'m) an?) {_THING}{_END}"), "is_a"),
     (re.compile(rf"(?i:\bi (?:really )?(?:like|love|enjoy)) {_THING}{_END}"), "likes"),
     (re.compile(rf"(?i:\bi (?:don't like|do not like|dislike|hate)) {_THING}{_END}"), "dislikes"),

@@ -103,6 +103,11 @@ class AgentSettings(BaseSettings):
         "role's rewrites of it (one more call per turn).",
     )
     recall_k: int = Field(default=6, ge=1, le=50, description="Memories put in context.")
+    recall_as_asker: bool = Field(
+        default=True,
+        description="The user asks: 'I', 'me', 'my' in a message mean them, and what they said "
+        "or what is known of them ranks first (graph_db recall's asker).",
+    )
     engram_retries: int = Field(
         default=1, ge=0, le=3, description="Retries of invalid engram output before the "
         "turn is stored as an episode only."

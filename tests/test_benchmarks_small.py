@@ -73,6 +73,17 @@ def test_game_engram_facts_match_the_gold_fact_on_the_stores_keys():
 
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
+def test_chat_memory_hands_the_answer_every_changed_fact_current_first(graph):
+    """bench_chat on 3 users (the patterns as the engram): every fact that changed reaches
+    the respond role with its current value named before any earlier one."""
+    from bench_chat import agent_settings, chat_scores, make_users, summarise
+
+    summary = summarise(chat_scores(graph, agent_settings("rules"), make_users(3, seed=7)))
+    assert summary["questions"] == 15  # five facts asked of each user
+    assert summary["update_fidelity"] == 1.0
+    assert summary["kept_current"] >= 0.8
+
+
 def test_locomo_recall_beats_both_baselines_on_the_first_sessions(graph, ns):
     from bench_locomo import bm25_ranker, dense_ranker, load, mags_ranker, score
 

@@ -7,7 +7,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph_db.grounding import DAY_S, Grounding, is_named, name_free, names_in, query_dates
+from graph_db.grounding import (
+    DAY_S,
+    Grounding,
+    as_asker,
+    is_named,
+    name_free,
+    names_in,
+    query_dates,
+)
+from graph_db.text import is_question
 
 
 def _day(y: int, m: int, d: int) -> float:
@@ -63,6 +72,51 @@ def test_the_name_free_query_keeps_what_is_asked():
     )
     assert name_free("Who is Nate?") is None  # nothing left to search for
     assert name_free("What is the weather like?") is None  # no name
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Where do I live now?", "Where do pat live now?"),
+        ("What's my dog's name?", "What's pat's dog's name?"),
+        ("I'm lost: remind me where I'd moved", "pat is lost: remind pat where pat would moved"),
+        (
+            "Do you know MY favourite colour? Tell me.",
+            "Do you know pat's favourite colour? Tell pat.",
+        ),
+        ("Is mine the red one?", "Is pat's the red one?"),
+        ("Where does Nate live?", None),  # no first person: nothing to add
+        ("Is it time?", None),  # "it", "time": no "i" inside words
+    ],
+)
+def test_a_first_person_question_is_also_asked_about_the_asker(text, expected):
+    assert as_asker(text, "pat") == expected
+
+
+def test_the_asker_is_named_by_the_first_person_only():
+    ground = Grounding.of(["Where do I live now?", "Where does Nate live?"], asker="Pat Smith")
+    assert ground.names == [{"pat"}, {"nate"}]
+    assert ground.names_speaker({"subject": "pat"}) and ground.names_speaker({"speaker": "Pat"})
+    assert not ground.names_speaker({"speaker": "assistant"})
+    assert Grounding.of(["Where do I live?"]).names == [set()]  # nobody asks: nobody named
+    assert as_asker("Where do I live?", None) is None and as_asker("Where do I live?", " ") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Where do I live?", True),
+        ("Any news? How was the trip?", True),
+        ("Really?!", True),
+        ('Did she say "yes?"', True),
+        ("I moved to Porto. Can you help me find a gym?", False),  # it states something too
+        ("I live in Lisbon.", False),
+        ("Hey! How are you?", False),
+        ("", False),
+    ],
+)
+def test_a_turn_that_only_asks(text, asks):
+    assert is_question(text) is asks
 
 
 def test_the_full_text_query_asks_each_term_once():

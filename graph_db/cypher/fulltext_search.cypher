@@ -9,6 +9,7 @@ RETURN collect(CASE WHEN node.ns = $ns THEN node.id END) AS ids,
        collect(CASE WHEN node.ns = $ns THEN score END) AS scores,
        CASE WHEN $with_rows THEN
          collect(CASE WHEN node.ns = $ns THEN node {.valid_from, .valid_to, .ts, .created_at,
-           .speaker, .subject, .importance, .last_access, .vecs, label: labels(node)[0],
+           .speaker, .subject, .predicate, .importance, .asks,
+           .source_episode_id, .last_access, .vecs, label: labels(node)[0],
            n_terms: size(split(coalesce(node.terms, ''), ' '))} END) END AS rows,
        count(*) AS seen

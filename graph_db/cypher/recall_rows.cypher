@@ -10,6 +10,7 @@ WHERE f.ns = $ns
 WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
 RETURN m.id AS id,
-       m {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+       m {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
+           .source_episode_id,
           .last_access, .vecs, label: labels(m)[0],
           n_terms: size(split(coalesce(m.terms, ''), ' '))} AS row

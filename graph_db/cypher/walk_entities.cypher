@@ -17,6 +17,7 @@ MATCH (en)<-[:MENTIONS|ABOUT]-(o)
 WHERE o.ns = $ns AND o.id <> f.id
 RETURN f.id AS source, o.id AS id, en.id AS entity, w,
        CASE WHEN o.id IN $known THEN null ELSE
-         o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .importance,
+         o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
+           .source_episode_id,
             .last_access, .vecs, label: labels(o)[0],
             n_terms: size(split(coalesce(o.terms, ''), ' '))} END AS row
