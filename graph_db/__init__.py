@@ -6,6 +6,8 @@ with LiquidGraph() as g:                      # embedded ArcadeDB in MAGS_HOME
     g.search("alice", "where does alice live?")
 """
 
+from graph_db.backends.engine import status as engine_status
+from graph_db.backends.engine import stop_engine
 from graph_db.errors import (
     EmbeddingMismatchError,
     EngineError,
@@ -33,7 +35,7 @@ from graph_db.models import (
 )
 from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
 from graph_db.settings import GraphSettings
-from graph_db.text import NS_SEP, check_label, namespace_of, split_text
+from graph_db.text import NS_SEP, check_label, is_question, namespace_of, split_text
 
 __all__ = [
     "NS_SEP",
@@ -63,7 +65,10 @@ __all__ = [
     "UnknownNamespaceError",
     "Verdict",
     "check_label",
+    "engine_status",
+    "is_question",
     "labels_of",
     "namespace_of",
     "split_text",
+    "stop_engine",
 ]

@@ -33,10 +33,12 @@ HELP = """Commands:
 
 
 def plural(n: int, word: str) -> str:
-    """ "1 turn", "2 turns", "3 entities"."""
+    """ "1 turn", "2 turns", "3 entities", "2 processes"."""
     if n == 1:
         return f"{n} {word}"
-    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
+    if word.endswith("y"):
+        return f"{n} {word[:-1]}ies"
+    return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
 
 
 class ChatSession:

@@ -45,6 +45,15 @@ HomeOpt = Annotated[
     Path | None, typer.Option("--home", help="MAGS home (default: MAGS_HOME or the user data dir).")
 ]
 DEMO_USER = "maya"
+KOpt = Annotated[int, typer.Option("--k", "-k", help="How many memories at most.")]
+BlocksOpt = Annotated[str, typer.Option(help="episodic (what was said), semantic (facts) or both.")]
+MinSimilarityOpt = Annotated[
+    float | None,
+    typer.Option(
+        help="Leave out memories less similar to the query (cosine: unrelated text ~0.1, "
+        "the same topic ~0.4, a paraphrase ~0.7); scores only order the results."
+    ),
+]
 
 
 def _show_version(value: bool) -> None:
@@ -133,6 +142,7 @@ def _not_stored(graph: LiquidGraph, user: str, items: list[dict]) -> list[dict]:
 def _hits_table(title: str, hits) -> Table:
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("score", justify="right")
+    table.add_column("similarity", justify="right")
     table.add_column("block")
     table.add_column("memory")
     table.add_column("found by")
@@ -145,7 +155,8 @@ def _hits_table(title: str, hits) -> Table:
         path = getattr(h, "path", None)
         if path:  # recalled by the walk: show the edges that led here
             found = " > ".join(f"{s.edge}({s.weight:.2f})" for s in path)
-        table.add_row(f"{h.score:.3f}", h.memory.block, text, found)
+        similarity = "" if h.similarity is None else f"{h.similarity:.2f}"
+        table.add_row(f"{h.score:.3f}", similarity, h.memory.block, text, found)
     return table
 
 
@@ -283,30 +294,42 @@ def ingest(
 def search(
     user: str,
     query: str,
-    k: int = 5,
-    blocks: str = "both",
-    mode: str = "hybrid",
+    k: KOpt = 5,
+    blocks: BlocksOpt = "both",
+    mode: str = typer.Option("hybrid", help="vector, fulltext, or hybrid (both, fused)."),
+    min_similarity: MinSimilarityOpt = None,
     home: HomeOpt = None,
 ) -> None:
     """What the memory finds for QUERY in USER's namespace."""
     labels_of(blocks)  # a typo is said at once, before the store is opened
     with _open(home) as graph:
-        console.print(_hits_table(f"Q: {query}", graph.search(user, query, k, blocks, mode)))
+        hits = graph.search(user, query, k, blocks, mode, min_similarity=min_similarity)  # type: ignore[arg-type]
+        console.print(_hits_table(f"Q: {query}", hits))
 
 
 @app.command()
 def recall(
     user: str,
     query: str,
-    k: int = 5,
-    blocks: str = "both",
+    k: KOpt = 5,
+    blocks: BlocksOpt = "both",
     history: bool = typer.Option(False, help="Include superseded facts."),
+    as_of: str | None = typer.Option(
+        None, help="The memory as it stood then (a date or time, ISO 8601: 2026-03-01)."
+    ),
+    asker: str | None = typer.Option(
+        None, help="Who asks: 'I', 'my' in QUERY mean them (default: USER)."
+    ),
+    min_similarity: MinSimilarityOpt = None,
     home: HomeOpt = None,
 ) -> None:
     """What the memory recalls for QUERY (anchors + walk), and the path to each memory."""
     labels_of(blocks)
     with _open(home) as graph:
-        hits = graph.recall(user, query, k, blocks, history=history)  # type: ignore[arg-type]
+        hits = graph.recall(
+            user, query, k, blocks, as_of, history=history, asker=asker or user,  # type: ignore[arg-type]
+            min_similarity=min_similarity,
+        )  # fmt: skip
         console.print(_hits_table(f"Q: {query}", hits))
 
 
@@ -331,7 +354,7 @@ def maintain(user: str, home: HomeOpt = None) -> None:
 def inspect(
     user: str,
     memory_id: str | None = typer.Argument(None, help="One memory (an id or its prefix)."),
-    limit: int = 10,
+    limit: int = typer.Option(10, help="How many current facts and newest turns to list."),
     home: HomeOpt = None,
 ) -> None:
     """What USER's memory holds: its size, current facts and newest turns; or one memory."""
@@ -418,6 +441,47 @@ def forget(
         typer.confirm(f"Delete all memories of {user!r}?", abort=True)
     with _open(home) as graph:
         console.print(f"Deleted {graph.forget_namespace(user)} nodes.")
+
+
+engine_app = typer.Typer(
+    help="The embedded engine: one background process per MAGS home, shared by every MAGS "
+    "process, stopped after MAGS_ENGINE_IDLE_S unused.",
+    no_args_is_help=True,
+)
+app.add_typer(engine_app, name="engine")
+
+
+def _home(home: Path | None) -> Path:
+    return (GraphSettings(home=home) if home else GraphSettings()).home
+
+
+@engine_app.command("status")
+def engine_status(home: HomeOpt = None) -> None:
+    """Whether the home's engine runs, since when, and which processes use it."""
+    from graph_db import engine_status as status
+    from mags_langgraph.chat import plural
+
+    where = _home(home)
+    info = status(where)
+    if info is None:
+        console.print(f"No engine runs for {where} (the next MAGS command starts one).")
+        return
+    users = ", ".join(map(str, info["clients"])) or "none"
+    console.print(
+        f"Engine of {where}: pid {info['pid']}, Bolt on 127.0.0.1:{info['bolt_port']}, up "
+        f"{info['uptime_s']:.0f} s; used by {plural(len(info['clients']), 'process')}"
+        f" ({users}); stops after {info['idle_s']:.0f} s unused."
+    )
+
+
+@engine_app.command("stop")
+def engine_stop(home: HomeOpt = None) -> None:
+    """Stop the home's engine now (processes still using it start it again when needed)."""
+    from graph_db import stop_engine
+
+    where = _home(home)
+    stopped = stop_engine(where)
+    console.print(f"Stopped the engine of {where}." if stopped else f"No engine runs for {where}.")
 
 
 def main() -> None:

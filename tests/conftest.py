@@ -94,6 +94,23 @@ def neo4j() -> Iterator[Neo4jEndpoint]:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     _NEO4J.stop()
+    _stop_engines(session)
+
+
+# the embedded engine is a process per home that outlives its clients for a while: the test
+# homes' engines stop soon after their tests (and all of them when the session ends)
+os.environ.setdefault("MAGS_ENGINE_IDLE_S", "20")
+
+
+def _stop_engines(session: pytest.Session) -> None:
+    """Stop the engines this session's homes started (the session's own graph included)."""
+    from graph_db.backends.engine import stop_engine
+
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None:
+        return
+    for endpoint in factory.getbasetemp().rglob("endpoint.json"):
+        stop_engine(endpoint.parent)
 
 
 @pytest.fixture(scope="session")

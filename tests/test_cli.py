@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ def _run(*args: str, home: Path, stdin: str | None = None, env: dict | None = No
         env={
             "COLUMNS": "200",
             "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+            "MAGS_ENGINE_IDLE_S": os.environ["MAGS_ENGINE_IDLE_S"],  # set by conftest
             **(env or {}),
         },
     )
@@ -68,6 +70,43 @@ def test_chat_remembers_across_runs_and_its_commands_look_inside(tmp_path):
     assert "I live in Porto." in second.split("what the last answer recalled")[1]  # a new run
     inspected = _run(mags, "inspect", "zoe", home=tmp_path)
     assert "lives_in" in inspected and "Porto" in inspected.split("current facts")[1]
+    _run(mags, "chat", "--user", "zoe", home=tmp_path, stdin="I moved to Lisbon last week.\n")
+    rows = _run(mags, "recall", "zoe", "Where do I live now?", "--k", "5", home=tmp_path)
+    rows = rows.splitlines()
+    lisbon = next(i for i, row in enumerate(rows) if "Lisbon" in row)
+    assert "zoe lives in Lisbon" in "".join(rows)  # the current fact and the move, first:
+    assert lisbon < next((i for i, row in enumerate(rows) if "Porto" in row), len(rows))
+    then = _run(mags, "recall", "zoe", "Where do I live?", "--as-of", "2001-01-01", home=tmp_path)
+    assert "zoe" not in then.split("Q: Where do I live?")[1]  # nothing was said by then
+    near = _run(mags, "recall", "zoe", "Where do I live now?", "--min-similarity", "0.99",
+                home=tmp_path)  # fmt: skip
+    assert "zoe" not in near.split("Q: Where do I live now?")[1]  # nothing that similar
+
+
+def test_one_engine_serves_every_command_until_stopped(tmp_path):
+    """The home's engine outlives the command that started it, a client whose output pipe
+    closes under it ends at once, and ``mags engine stop`` stops the engine."""
+    mags = str(Path(sys.executable).parent / "mags")
+    idle = {"MAGS_ENGINE_IDLE_S": "600"}  # it must not idle out between two commands here
+    assert "No engine runs" in _run(mags, "engine", "status", home=tmp_path, env=idle)
+    _run(mags, "namespaces", home=tmp_path, env=idle)  # starts it
+    running = _run(mags, "engine", "status", home=tmp_path, env=idle)
+    assert "Engine of" in running and "used by 0 processes" in running
+    pid = running.split("pid ")[1].split(",")[0]
+    piped = subprocess.Popen(
+        [mags, "namespaces", "--home", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin",
+             **idle},
+    )  # fmt: skip
+    piped.stdout.close()  # `mags ... | head -0`: the reader went away
+    piped.wait(timeout=60)  # it ends (a hang here fails the test)
+    assert f"pid {pid}," in _run(
+        mags, "engine", "status", home=tmp_path, env=idle
+    )  # the same engine
+    assert "Stopped the engine" in _run(mags, "engine", "stop", home=tmp_path, env=idle)
+    assert "No engine runs" in _run(mags, "engine", "status", home=tmp_path, env=idle)
 
 
 def test_ingest_then_search_and_recall(tmp_path):
@@ -104,6 +143,8 @@ def test_ingest_then_search_and_recall(tmp_path):
         (["restore", "{tmp}/missing.snap.gz"], "missing.snap.gz"),
         (["chat", "--user", "alice/x"], "a user id may not contain '/'"),
         (["ingest", "--user", "x"], "needs a FILE"),
+        (["recall", "sam", "q", "--as-of", "yesterday-ish"], "'yesterday-ish' is not a time"),
+        (["recall", "sam", "q", "--min-similarity", "3"], "min_similarity must be a cosine"),
     ],
 )
 def test_an_error_is_one_clear_line(tmp_path, args, says):

@@ -1,4 +1,6 @@
-"""The embedded store survives restarts and crashes, and one home has one owner."""
+"""The embedded store survives restarts and crashes; one engine process per home, shared by
+every MAGS process: a client's death or SIGTERM leaves it serving the others, its own death
+is survived by the clients (the next call starts it again), and it stops cleanly."""
 
 from __future__ import annotations
 
@@ -11,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from graph_db import GraphSettings, HomeLockedError, LiquidGraph
+from graph_db.backends.engine import running, status, stop_engine
 from tests.helpers.workers import start_worker, wait_for
+
+
+def _engine_pid(home: Path) -> int:
+    found = running(home)
+    assert found is not None, "the engine should be running"
+    return found.pid
 
 
 def _batch_sizes(home: Path, embedder) -> dict[str, int]:
@@ -27,6 +36,8 @@ def test_data_survives_a_restart(tmp_path, embedder):
     with LiquidGraph(GraphSettings(home=home), embedder=embedder) as g:
         ids = g.add_episodes("u", ["remember me across restarts"])
         g.add_fact("u", "I", "want", "durability")
+    assert stop_engine(home)  # a real restart of the engine, not only of the client
+    assert running(home) is None and not (home / "endpoint.json").exists()
     with LiquidGraph(GraphSettings(home=home), embedder=embedder) as g:
         assert g.get("u", ids[0]).text == "remember me across restarts"
         assert g.stats("u")["nodes"]["Fact"] == 1
@@ -44,23 +55,28 @@ def test_kill_during_batch_writes_leaves_whole_batches_only(tmp_path, embedder):
         import time
 
         time.sleep(random.uniform(0.05, 0.8))
+        os.kill(_engine_pid(home), signal.SIGKILL)  # the engine dies mid-write too
     finally:
         proc.kill()
         proc.wait()
-    sizes = _batch_sizes(home, embedder)
+    sizes = _batch_sizes(home, embedder)  # a new engine, recovering the store
     assert sizes, "committed batches were lost"
     assert all(n == size for n in sizes.values()), f"a half-written batch survived: {sizes}"
     assert {"batch-0", "batch-1"} <= set(sizes)
 
 
 @pytest.mark.slow
-def test_sigterm_stops_the_engine_cleanly(tmp_path, embedder):
+def test_sigterm_ends_a_client_at_once_and_the_engine_stops_cleanly(tmp_path, embedder):
     home = tmp_path / "home"
     proc = start_worker("write-batches", home, "1000", "20")
     wait_for(proc, "committed 0")
+    engine = _engine_pid(home)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=60) == 128 + signal.SIGTERM
-    assert not (home / "endpoint.json").exists(), "the server did not stop cleanly"
+    assert proc.wait(timeout=30) == -signal.SIGTERM  # no JVM in the client: nothing to wait for
+    assert running(home) is not None and _engine_pid(home) == engine  # it serves on
+    assert stop_engine(home)
+    assert not (home / "endpoint.json").exists(), "the engine did not stop cleanly"
+    assert "stopped" in (home / "log" / "engine.log").read_text()
     assert all(n == 20 for n in _batch_sizes(home, embedder).values())
 
 
@@ -78,19 +94,27 @@ def test_a_home_locked_by_another_process_is_a_clear_error(tmp_path, embedder):
 
 
 @pytest.mark.slow
-def test_a_second_process_joins_the_running_engine(tmp_path, embedder):
+def test_a_second_process_outlives_the_first_and_the_engine(tmp_path, embedder):
     home = tmp_path / "home"
     proc = start_worker("hold", home)
     try:
         wait_for(proc, "ready")
         with LiquidGraph(GraphSettings(home=home), embedder=embedder) as g:
             assert [m.text for m in g.list("shared")] == ["written by the owner process"]
+            info = status(home)
+            assert info is not None and sorted(info["clients"]) == sorted([proc.pid, os.getpid()])
+            proc.kill()  # the process that started the engine dies: the engine serves on
+            proc.wait()
             g.add_episodes("shared", ["written by the second process"])
             assert g.stats("shared")["nodes"]["Episode"] == 2
-        assert proc.poll() is None, "closing the client must not stop the owner's engine"
+            os.kill(_engine_pid(home), signal.SIGKILL)  # the engine dies: the next call starts it
+            g.add_episodes("shared", ["written after the engine was lost"])
+            assert g.stats("shared")["nodes"]["Episode"] == 3
+            assert status(home)["clients"] == [os.getpid()]  # the dead client's lease is gone
     finally:
-        proc.stdin.close()
-        assert proc.wait(timeout=60) == 0
+        proc.kill()
+        proc.wait()
+        stop_engine(home)
     assert os.path.exists(home / "secrets" / "arcadedb-root")
     assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
 
@@ -102,7 +126,9 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedde
     import psutil
 
     graph = LiquidGraph(GraphSettings(home=home, neo4j_uri=None), embedder=embedder)
-    listening = [c for c in psutil.Process().net_connections(kind="inet") if c.status == "LISTEN"]
+    engine = psutil.Process(_engine_pid(Path(graph.settings.home)))
+    assert not [c for c in psutil.Process().net_connections("inet") if c.status == "LISTEN"]
+    listening = [c for c in engine.net_connections(kind="inet") if c.status == "LISTEN"]
     assert listening, "the engine should listen (Bolt, HTTP)"
     for c in listening:
         ip = ipaddress.ip_address(c.laddr.ip)

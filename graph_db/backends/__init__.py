@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from neo4j import Driver
+
 from graph_db.backends.bolt import GraphBackend, Tx, connect
 from graph_db.backends.dialects import ARCADEDB, DIALECTS, NEO4J, Dialect
 from graph_db.settings import GraphSettings
@@ -10,7 +12,8 @@ __all__ = ["ARCADEDB", "DIALECTS", "NEO4J", "Dialect", "GraphBackend", "Tx", "op
 
 
 def open_backend(settings: GraphSettings) -> GraphBackend:
-    """Neo4j when ``MAGS_NEO4J_URI`` is set, else the embedded ArcadeDB in ``MAGS_HOME``.
+    """Neo4j when ``MAGS_NEO4J_URI`` is set, else the embedded ArcadeDB of ``MAGS_HOME``
+    (its engine process, started if needed: ``graph_db.backends.engine``).
 
     The caller creates the schema (``backend.ensure_schema(dim)``) once it knows the
     embedding dimension.
@@ -25,28 +28,35 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
             driver, settings.neo4j_database, NEO4J, describe=f"Neo4j {settings.neo4j_uri}"
         )
     else:
-        from graph_db.backends.arcadedb_embedded import embedded_server
+        from graph_db.backends.engine import engine_client
 
-        server = embedded_server(settings.home, settings.arcadedb_database, settings.arcadedb_heap)
-        endpoint = server.acquire(settings.join_wait_s)
-        try:
-            driver = connect(
+        client = engine_client(
+            settings.home, settings.arcadedb_database, settings.arcadedb_heap,
+            settings.engine_idle_s, settings.join_wait_s,
+        )  # fmt: skip
+
+        def connected(endpoint) -> Driver:
+            return connect(
                 endpoint.uri,
                 (endpoint.user, endpoint.password),
                 settings.connect_timeout_s,
                 settings.tx_retry_s,
                 "the embedded ArcadeDB",
             )
+
+        endpoint = client.acquire()
+        try:
+            driver = connected(endpoint)
         except BaseException:
-            server.release()
+            client.release()
             raise
-        server.track(driver)
         backend = GraphBackend(
             driver,
             settings.arcadedb_database,
             ARCADEDB,
-            run_sql=server.run_sql,
-            on_close=server.release,
-            describe=f"embedded ArcadeDB in {server.home}",
+            run_sql=client.run_sql,
+            on_close=client.release,
+            reconnect=lambda: connected(client.restart()),
+            describe=f"embedded ArcadeDB in {client.home}",
         )
     return backend

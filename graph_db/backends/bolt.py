@@ -136,6 +136,7 @@ class GraphBackend:
         *,
         run_sql: Callable[[list[str]], None] | None = None,
         on_close: Callable[[], None] | None = None,
+        reconnect: Callable[[], Driver] | None = None,
         describe: str = "",
     ) -> None:
         self.driver = driver
@@ -143,6 +144,8 @@ class GraphBackend:
         self.dialect = dialect
         self._run_sql = run_sql
         self._on_close = on_close
+        self._reconnect = reconnect  # a new driver after the engine was lost (embedded)
+        self._reconnect_lock = threading.Lock()
         self.describe = describe or dialect.name
         # one writer at a time in this process: the background co-firing writes and the
         # foreground ones would otherwise deadlock on the same records and wait out the
@@ -169,19 +172,16 @@ class GraphBackend:
     def _execute(self, write: bool, work: Callable[[Tx], T]) -> T:
         try:
             with self._write_lock if write else contextlib.nullcontext():
-                for attempt in range(UNIQUE_RETRIES + 1):
-                    try:
-                        with self.driver.session(database=self.database) as session:
-                            run = session.execute_write if write else session.execute_read
-                            return run(lambda tx: work(Tx(tx, self.dialect)))
-                    except ConstraintError:
-                        # another process created the same unique key (a namespace, a
-                        # predicate) between our MERGE's look and its create: run again,
-                        # the MERGE now finds it; a user's duplicate id fails every time
-                        if not write or attempt == UNIQUE_RETRIES:
-                            raise
-                        log.info("unique key taken by a concurrent writer: retrying")
-                raise AssertionError("unreachable")
+                driver = self.driver
+                try:
+                    return self._attempts(driver, write, work)
+                except ServiceUnavailable:
+                    if self._reconnect is None:
+                        raise
+                    # the engine stopped or was killed: start or join it again, once (a
+                    # transaction that did not commit is run again; one that did would
+                    # meet its own ids and fail clearly)
+                    return self._attempts(self._renewed(driver), write, work)
         except ConstraintError as e:
             raise InvalidInputError(
                 f"the write conflicts with a stored memory ({e.message}); ids must be unique: "
@@ -204,6 +204,31 @@ class GraphBackend:
                 f"The graph engine ({self.describe}) failed a query: {e}. If it persists, "
                 "check the engine's log (the embedded one's is in MAGS_HOME/logs)."
             ) from e
+
+    def _attempts(self, driver: Driver, write: bool, work: Callable[[Tx], T]) -> T:
+        for attempt in range(UNIQUE_RETRIES + 1):
+            try:
+                with driver.session(database=self.database) as session:
+                    run = session.execute_write if write else session.execute_read
+                    return run(lambda tx: work(Tx(tx, self.dialect)))
+            except ConstraintError:
+                # another process created the same unique key (a namespace, a predicate)
+                # between our MERGE's look and its create: run again, the MERGE now finds
+                # it; a user's duplicate id fails every time
+                if not write or attempt == UNIQUE_RETRIES:
+                    raise
+                log.info("unique key taken by a concurrent writer: retrying")
+        raise AssertionError("unreachable")
+
+    def _renewed(self, lost: Driver) -> Driver:
+        """A driver to the engine again (one thread reconnects; the others take its driver)."""
+        assert self._reconnect is not None
+        with self._reconnect_lock:
+            if self.driver is lost:
+                log.warning("lost the graph engine (%s): reconnecting", self.describe)
+                self.driver = self._reconnect()
+                lost.close()
+            return self.driver
 
     # -- schema -------------------------------------------------------------------
     def ensure_schema(self, dimensions: int) -> None:
