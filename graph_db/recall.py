@@ -140,8 +140,6 @@ class Recaller:
         z = (dense - stats.dense_mu) / stats.dense_sd
         z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
         z += self.settings.recall_length_prior * _length_prior(cands)[:, None]
-        asks = np.array([bool(c.props.get("asks")) for c in cands], dtype=float)
-        z -= self.settings.recall_question_penalty * asks[:, None]  # a question states nothing
         when = self.settings.recall_time_weight
         z += np.array([ground.time_boosts(c.props, when) for c in cands])
         if ground.derived:  # a name-free query finds content; the asked one ranks first
@@ -374,6 +372,8 @@ class Recaller:
     def _final(self, c: Candidate, now: float, ground: Grounding) -> float:
         s = self.settings
         base = max(c.relevance, c.activation)
+        if c.props.get("asks"):  # a question leads to its answer (an anchor) but holds none
+            base *= math.exp(-s.recall_question_penalty)
         if ground.names_speaker(c.props):
             base += s.recall_speaker_weight
         importance = float(c.props.get("importance") or 0.0)

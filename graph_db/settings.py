@@ -217,9 +217,9 @@ class GraphSettings(BaseSettings):
     recall_question_penalty: float = Field(
         default=2.0,
         ge=0,
-        description="What a turn that only asks ('Where do I live?') counts less than one that "
-        "states something (in candidate standard deviations): a question asked again matches "
-        "the earlier ones best, yet they hold no answer.",
+        description="What a turn that only asks ('Where do I live?') counts less in the ranking "
+        "than one that states something (its score x exp(-penalty)): a question asked again "
+        "matches the earlier ones best, yet holds no answer; it still anchors the walk to one.",
     )
     recall_corrections_first: bool = Field(
         default=True,

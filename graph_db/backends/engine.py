@@ -221,23 +221,30 @@ class EngineClient:
             time.sleep(0.05)
 
     def run_sql(self, statements: list[str]) -> None:
-        """Run schema statements (ArcadeDB's DDL is SQL) one process at a time."""
-        endpoint = self.endpoint or self.acquire()
-        auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
+        """Run schema statements (ArcadeDB's DDL is SQL; idempotent) one process at a time."""
         with FileLock(str(self.home / "engine-schema.lock"), timeout=self.wait_s):
-            conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=120)
             try:
-                for stmt in statements:
-                    body = json.dumps({"language": "sql", "command": stmt})
-                    conn.request("POST", f"/api/v1/command/{self.database}", body=body,
-                                 headers={"Content-Type": "application/json",
-                                          "Authorization": f"Basic {auth}"})  # fmt: skip
-                    reply = conn.getresponse()
-                    text = reply.read().decode("utf-8", "replace")
-                    if reply.status != 200:
-                        raise EngineError(f"The engine refused a schema statement ({stmt}): {text}")
-            finally:
-                conn.close()
+                self._post_sql(statements)
+            except OSError:  # the engine was lost since this process joined it
+                self._post_sql(statements, self.restart())
+
+    def _post_sql(self, statements: list[str], endpoint: Endpoint | None = None) -> None:
+        endpoint = endpoint or self.endpoint
+        if endpoint is None:
+            raise GraphUnavailableError(f"No engine of {self.home} was acquired")
+        auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
+        headers = {"Content-Type": "application/json", "Authorization": f"Basic {auth}"}
+        conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=120)
+        try:
+            for stmt in statements:
+                body = json.dumps({"language": "sql", "command": stmt})
+                conn.request("POST", f"/api/v1/command/{self.database}", body, headers)
+                reply = conn.getresponse()
+                text = reply.read().decode("utf-8", "replace")
+                if reply.status != 200:
+                    raise EngineError(f"The engine refused a schema statement ({stmt}): {text}")
+        finally:
+            conn.close()
 
 
 _LOCKED = 3  # the engine's exit code when another process holds the home
