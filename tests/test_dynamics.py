@@ -54,7 +54,8 @@ def test_recall_walks_to_the_answer_turn_and_says_how(graph, ns):
     with _recall_settings(graph, recall_candidates=1):  # one candidate: the rest is walked to
         hits = graph.recall(ns, "What did Bob paint for the art fair?", k=5, fire=False)
     by_id = {h.id: h for h in hits}
-    assert hits[0].id == ids[1] and hits[0].anchor
+    assert by_id[ids[1]].anchor  # the question anchors the walk ...
+    assert hits[0].id == ids[2]  # ... to its answer, ranked above it (a question holds none)
     answer = by_id[ids[2]]
     assert answer.block == "episodic" and "walk" in answer.sources
     walked = [h for h in hits if h.path]
