@@ -72,7 +72,6 @@ def test_game_engram_facts_match_the_gold_fact_on_the_stores_keys():
     assert (got["facts_per_statement"], got["chatter_facts"], got["misses"]) == (3.0, 1, [])
 
 
-@pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
 def test_chat_memory_hands_the_answer_every_changed_fact_current_first(graph):
     """bench_chat on 3 users (the patterns as the engram): every fact that changed reaches
     the respond role with its current value named before any earlier one."""
@@ -84,6 +83,7 @@ def test_chat_memory_hands_the_answer_every_changed_fact_current_first(graph):
     assert summary["kept_current"] >= 0.8
 
 
+@pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
 def test_locomo_recall_beats_both_baselines_on_the_first_sessions(graph, ns):
     from bench_locomo import bm25_ranker, dense_ranker, load, mags_ranker, score
 

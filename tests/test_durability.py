@@ -127,7 +127,6 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedde
 
     graph = LiquidGraph(GraphSettings(home=home, neo4j_uri=None), embedder=embedder)
     engine = psutil.Process(_engine_pid(Path(graph.settings.home)))
-    assert not [c for c in psutil.Process().net_connections("inet") if c.status == "LISTEN"]
     listening = [c for c in engine.net_connections(kind="inet") if c.status == "LISTEN"]
     assert listening, "the engine should listen (Bolt, HTTP)"
     for c in listening:
