@@ -374,7 +374,7 @@ class LiquidGraph:
 
         Scores order one recall's results and do not compare across recalls: ``relevance``
         is relative (1 = this recall's best match, however poor), ``score`` adds the walk's
-        activation and small boosts (speaker named, importance, recency; up to ~0.5).
+        activation and small boosts (speaker named, importance, recency; up to ~0.4).
         ``similarity`` is absolute (cosine to the query; with all-MiniLM-L6-v2, unrelated
         text ~0.0-0.2, the same topic ~0.4, a paraphrase ~0.7): ``min_similarity`` keeps the
         memories at least that similar, and those the walk reached from one that is.

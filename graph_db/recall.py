@@ -12,9 +12,11 @@
 4. Walk: from each anchor over ASSOC (decayed weight), NEXT, DERIVED_FROM and (first
    hop only) shared non-hub entities; activation = anchor relevance x product of edge
    weights, stopping under theta or at max depth.
-5. Rank by max(relevance, activation), plus a boost for memories whose speaker the query
-   names, plus small importance and recency terms; superseded facts are hidden unless
-   history or a past view (``as_of``) is asked for.
+5. Rank by max(relevance, activation) (x exp(-penalty) for a turn that only asks: it leads
+   to an answer but holds none), plus a boost for memories whose speaker the query names
+   (or that are the asker's), plus small importance and recency terms; superseded facts are
+   hidden unless history or a past view (``as_of``) is asked for, and a turn that stated a
+   since-superseded value comes after its correction (``corrections_first``).
 """
 
 from __future__ import annotations
