@@ -173,7 +173,8 @@ class Recaller:
         if not outdated or not ranked:
             return ranked[:k]
         current: dict[tuple[str, str], list[Candidate]] = {}
-        for c in pool.values():
+        place = {c.id: i for i, (_, c) in enumerate(ranked)}  # the rank, or after all, by id
+        for c in sorted(pool.values(), key=lambda c: (place.get(c.id, len(place)), c.id)):
             if c.label == "Fact" and not c.props.get("valid_to"):
                 current.setdefault(_key(c), []).append(c)
         sources = {
@@ -182,7 +183,7 @@ class Recaller:
             for key in keys
             for f in current.get(key, [])
         }
-        missing = [sid for sid in sources if sid and sid not in pool]
+        missing = sorted(sid for sid in sources if sid and sid not in pool)
         found = self._rows(ns, missing)
         dim = next(iter(pool.values())).vectors["embedding"].shape[0]
         for mid, row in found.items():
