@@ -184,9 +184,8 @@ class Recaller:
             for f in current.get(key, [])
         }
         missing = sorted(sid for sid in sources if sid and sid not in pool)
-        found = self._rows(ns, missing)
-        dim = next(iter(pool.values())).vectors["embedding"].shape[0]
-        for mid, row in found.items():
+        dim = ranked[0][1].vectors["embedding"].shape[0]
+        for mid, row in self._rows(ns, missing).items():
             pool[mid] = _candidate(mid, row, dim, np.zeros(1), {"correction"})
         out: list[tuple[float, Candidate]] = []
         placed: set[str] = set()

@@ -73,8 +73,12 @@ def _options(
     """MAGS: a memory for LLM agents that learns while it is used."""
 
 
+def _settings(home: Path | None) -> GraphSettings:
+    return GraphSettings(home=home) if home else GraphSettings()
+
+
 def _open(home: Path | None) -> LiquidGraph:
-    settings = GraphSettings(home=home) if home else GraphSettings()
+    settings = _settings(home)
     with console.status(f"Opening the memory in {settings.neo4j_uri or settings.home} ..."):
         return LiquidGraph(settings)
 
@@ -451,17 +455,13 @@ engine_app = typer.Typer(
 app.add_typer(engine_app, name="engine")
 
 
-def _home(home: Path | None) -> Path:
-    return (GraphSettings(home=home) if home else GraphSettings()).home
-
-
 @engine_app.command("status")
 def engine_status(home: HomeOpt = None) -> None:
     """Whether the home's engine runs, since when, and which processes use it."""
     from graph_db import engine_status as status
     from mags_langgraph.chat import plural
 
-    where = _home(home)
+    where = _settings(home).home
     info = status(where)
     if info is None:
         console.print(f"No engine runs for {where} (the next MAGS command starts one).")
@@ -479,7 +479,7 @@ def engine_stop(home: HomeOpt = None) -> None:
     """Stop the home's engine now (processes still using it start it again when needed)."""
     from graph_db import stop_engine
 
-    where = _home(home)
+    where = _settings(home).home
     stopped = stop_engine(where)
     console.print(f"Stopped the engine of {where}." if stopped else f"No engine runs for {where}.")
 

@@ -68,8 +68,8 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # another user's process: alive
+        pass
     return True
 
 
@@ -80,9 +80,10 @@ def _info(home: Path) -> dict[str, Any] | None:
         return None
 
 
-def running(home: Path) -> Endpoint | None:
-    """The engine of ``home`` if it runs and listens, else None."""
-    info = _info(home)
+def running(home: Path, info: dict[str, Any] | None = None) -> Endpoint | None:
+    """The engine of ``home`` (its endpoint file's ``info`` if read already) if it runs and
+    listens, else None."""
+    info = info or _info(home)
     if not info or not _alive(int(info.get("pid", 0))) or not _reachable(info["bolt_port"]):
         return None
     password = (home / "secrets" / "arcadedb-root").read_text(encoding="utf-8").strip()
@@ -95,7 +96,7 @@ def status(home: Path) -> dict[str, Any] | None:
     """What ``mags engine status`` shows: the running engine and who uses it, or None."""
     home = Path(home).expanduser().resolve()
     info = _info(home)
-    if running(home) is None or info is None:
+    if info is None or running(home, info) is None:
         return None
     return {**info, "uptime_s": time.time() - info["started"], "clients": _live_leases(home)}
 
