@@ -44,6 +44,20 @@ def test_data_survives_a_restart(tmp_path, embedder):
         assert g.search("u", "restarts", k=1)[0].memory.id == ids[0]
 
 
+def test_opening_a_home_just_after_its_engine_was_killed_starts_a_new_one(tmp_path, embedder):
+    """The killed JVM keeps its port open for a moment and resets the handshake (the CI
+    failure of stop 25): the client waits it out and starts the successor."""
+    home = tmp_path / "home"
+    with LiquidGraph(GraphSettings(home=home), embedder=embedder) as g:
+        g.add_episodes("u", ["written before the kill"])
+        killed = _engine_pid(home)
+    os.kill(killed, signal.SIGKILL)
+    with LiquidGraph(GraphSettings(home=home), embedder=embedder) as g:
+        assert [m.text for m in g.list("u")] == ["written before the kill"]
+        assert _engine_pid(home) != killed
+    assert stop_engine(home)
+
+
 @pytest.mark.slow
 def test_kill_during_batch_writes_leaves_whole_batches_only(tmp_path, embedder):
     home, size = tmp_path / "home", 150

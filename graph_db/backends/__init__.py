@@ -42,11 +42,13 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
                 settings.connect_timeout_s,
                 settings.tx_retry_s,
                 "the embedded ArcadeDB",
+                f"See {client.home / 'log' / 'engine.log'}, or restart the engine: "
+                f"mags engine stop --home {client.home}",
             )
 
         endpoint = client.acquire()
         try:
-            driver = connected(endpoint)
+            driver = client.connect(connected, endpoint)
         except BaseException:
             client.release()
             raise
@@ -56,7 +58,7 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
             ARCADEDB,
             run_sql=client.run_sql,
             on_close=client.release,
-            reconnect=lambda: connected(client.restart()),
+            reconnect=lambda: client.connect(connected, client.restart()),
             describe=f"embedded ArcadeDB in {client.home}",
         )
     return backend

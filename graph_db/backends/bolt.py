@@ -249,14 +249,25 @@ class GraphBackend:
             on_close()
 
 
+_NEO4J_FIX = (
+    "Check the URI and credentials (MAGS_NEO4J_URI, MAGS_NEO4J_USER, MAGS_NEO4J_PASSWORD), "
+    "or unset MAGS_NEO4J_URI to use the embedded store."
+)
+
+
 def connect(
-    uri: str, auth: tuple[str, str] | None, timeout: float, retry_s: float, what: str
+    uri: str,
+    auth: tuple[str, str] | None,
+    timeout: float,
+    retry_s: float,
+    what: str,
+    fix: str = _NEO4J_FIX,
 ) -> Driver:
-    """A verified driver, or a ``GraphUnavailableError`` that names the fix."""
+    """A verified driver, or a ``GraphUnavailableError`` that names the ``fix``."""
     try:
-        return _verified(uri, auth, timeout, retry_s, what, QUIET_NOTIFICATIONS)
+        return _verified(uri, auth, timeout, retry_s, what, fix, QUIET_NOTIFICATIONS)
     except ConfigurationError:  # Bolt < 5.2 (Neo4j < 5.7) cannot filter: every one is logged
-        return _verified(uri, auth, timeout, retry_s, what, ())
+        return _verified(uri, auth, timeout, retry_s, what, fix, ())
 
 
 def _verified(
@@ -265,6 +276,7 @@ def _verified(
     timeout: float,
     retry_s: float,
     what: str,
+    fix: str,
     quiet: tuple[NotificationDisabledClassification, ...],
 ) -> Driver:
     filters = {"notifications_disabled_classifications": list(quiet)} if quiet else {}
@@ -275,11 +287,7 @@ def _verified(
         driver.verify_connectivity()
     except (ServiceUnavailable, AuthError, OSError, ValueError) as e:
         driver.close()
-        raise GraphUnavailableError(
-            f"Cannot reach {what} at {uri}: {e}. Check the URI and credentials "
-            "(MAGS_NEO4J_URI, MAGS_NEO4J_USER, MAGS_NEO4J_PASSWORD), or unset MAGS_NEO4J_URI "
-            "to use the embedded store."
-        ) from e
+        raise GraphUnavailableError(f"Cannot reach {what} at {uri}: {e}. {fix}") from e
     except BaseException:
         driver.close()
         raise

@@ -26,9 +26,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from filelock import FileLock
 
@@ -41,11 +42,13 @@ from graph_db.backends.arcadedb_embedded import (
 from graph_db.errors import EngineError, GraphUnavailableError, HomeLockedError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ENDPOINT = "endpoint.json"
 LEASES = "engine-leases"
 ENGINE_LOG = "log/engine.log"
 _STOP_WAIT_S = 60.0  # a stop that takes longer than this is killed
+_DYING_WAIT_S = 10.0  # a killed JVM releases its port within this
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,20 @@ class EngineClient:
             self._lease.touch()
             self.endpoint = self._join_or_start()
             return self.endpoint
+
+    def connect(self, connect: Callable[[Endpoint], T], endpoint: Endpoint) -> T:
+        """``connect(endpoint)``; if that fails because the engine found is dying (killed a
+        moment ago: its port still open, the handshake reset), its successor instead."""
+        try:
+            return connect(endpoint)
+        except GraphUnavailableError:
+            deadline = time.monotonic() + _DYING_WAIT_S
+            while _alive(endpoint.pid):
+                if time.monotonic() > deadline:
+                    raise  # a live engine that refuses us: nothing to wait out
+                time.sleep(0.1)
+            log.warning("the engine of %s died as this process joined it", self.home)
+            return connect(self.restart())
 
     def release(self) -> None:
         """Drop one user; the last one gives up the lease (the engine then idles out)."""
