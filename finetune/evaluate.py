@@ -36,9 +36,10 @@ from finetune.rewards import grounding_report, triplet_prf, usefulness_score
 from finetune.train import load_base, load_split
 from finetune.train_config import load_train_config
 from graph_db.errors import MagsError
-from mags_langgraph.schemas import Engram, RecallPlan
+from mags_langgraph.schemas import Engram, RecallPlan, grounded_engram_schema
 
-Generate = Callable[[list[dict[str, str]]], str]
+Generate = Callable[[list[dict[str, str]], dict[str, Any] | None], str]
+"""A completion for a chat; a JSON schema, if given, is what a server is asked to honour."""
 SCHEMAS = {"engram": Engram, "recall": RecallPlan}
 
 
@@ -53,7 +54,7 @@ def local_generator(config, adapter: str | None, max_new_tokens: int) -> Generat
         model = PeftModel.from_pretrained(model, adapter)
     model.eval()
 
-    def generate(chat: list[dict[str, str]]) -> str:
+    def generate(chat: list[dict[str, str]], schema: dict[str, Any] | None = None) -> str:
         enc = tokenizer.apply_chat_template(
             chat, add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
@@ -77,10 +78,10 @@ def endpoint_generator(
 
     client = httpx.Client(base_url=url.rstrip("/"), timeout=120)
 
-    def generate(chat: list[dict[str, str]]) -> str:
+    def generate(chat: list[dict[str, str]], schema: dict[str, Any] | None = None) -> str:
         body: dict[str, Any] = {"model": model, "messages": chat, "temperature": 0, **(extra or {})}
         if guardrails:
-            schema = SCHEMAS[role].model_json_schema()
+            schema = schema or SCHEMAS[role].model_json_schema()
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": role, "schema": schema},
@@ -157,12 +158,27 @@ def score(role: str, examples: Sequence[Any], texts: Sequence[str], rc: RewardCo
     return out
 
 
-def evaluate(role, examples, generators: dict[str, Generate], rc: RewardConfig) -> dict:
+def grounded_schema(example: Any) -> dict[str, Any]:
+    """The engram schema the agent sends for this turn (``AgentSettings.engram_grounded``)."""
+    inp = example.input
+    names = [
+        inp.speaker,
+        inp.user,
+        inp.date,
+        *(x for f in inp.facts for x in (f.subject, f.object)),
+    ]
+    return grounded_engram_schema(inp.turn, names)
+
+
+def evaluate(
+    role, examples, generators: dict[str, Generate], rc: RewardConfig, grounded: bool = False
+) -> dict:
     results = {}
     for name, generate in generators.items():
         texts, t0 = [], time.perf_counter()
         for ex in tqdm(examples, desc=name, unit="example"):
-            texts.append(generate(messages(ex)))
+            schema = grounded_schema(ex) if grounded and role == "engram" else None
+            texts.append(generate(messages(ex), schema))
         results[name] = {**score(role, examples, texts, rc), "seconds": time.perf_counter() - t0}
         results[name]["samples"] = texts[:5]
     return results
@@ -192,12 +208,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--endpoint-model", default="default", help="model name for a URL")
     parser.add_argument("--guardrails", action="store_true", help="JSON schema (endpoints)")
+    parser.add_argument(
+        "--grounded",
+        action="store_true",
+        help="engram: the schema's subjects and objects limited to the turn's phrases and the "
+        "given names, as the agent sends it (implies --guardrails)",
+    )
     parser.add_argument("--split", default="test")
     parser.add_argument("--source", default="", help="only examples whose source starts so")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--max-new-tokens", type=int, default=160)
     parser.add_argument("--out", help="JSON (default benchmarks/results/finetune_<role>.json)")
     args = parser.parse_args(argv)
+    args.guardrails = args.guardrails or args.grounded
     try:
         config = load_train_config(args.config)
         rc = load_reward_config(config.relative(config.rewards.config))
@@ -222,14 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 generators[m] = local_generator(
                     config, None if m == "base" else m, args.max_new_tokens
                 )
-        results = evaluate(args.role, examples, generators, rc)
+        results = evaluate(args.role, examples, generators, rc, args.grounded)
     except MagsError as e:
         parser.exit(2, f"error: {e}\n")
     print_table(args.role, results)
     out = Path(args.out or f"benchmarks/results/finetune_{args.role}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"role": args.role, "split": args.split, "source": args.source, "limit": args.limit}
-    info = {**meta, "guardrails": args.guardrails, "machine": platform.platform()}
+    info = {**meta, "guardrails": args.guardrails, "grounded": args.grounded}
+    info["machine"] = platform.platform()
     info["commit"] = git_commit()
     out.write_text(json.dumps({**info, "results": results}, indent=2))
     print(f"wrote {out}")

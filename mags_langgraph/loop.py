@@ -46,7 +46,14 @@ from graph_db import (
 )
 from mags_langgraph import prompts, rules
 from mags_langgraph.llm import LLMs
-from mags_langgraph.schemas import Adjudication, Engram, RecallPlan, Route, Triplet
+from mags_langgraph.schemas import (
+    Adjudication,
+    Engram,
+    RecallPlan,
+    Route,
+    Triplet,
+    grounded_engram_schema,
+)
 from mags_langgraph.settings import AgentSettings
 from mags_langgraph.steps import Steps, arun, call, run
 
@@ -418,7 +425,11 @@ class MemoryLoop:
             turn = prompts.engram_input(message, speaker=user, date=today, facts=facts)
             prompt = [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(turn)]
             retries = self.settings.engram_retries
-            out = yield from self.llms.structured_steps("engram", prompt, Engram, retries)
+            names = [user, today, *(x for f in facts for x in (f[0], f[2]))]
+            grounded = (
+                grounded_engram_schema(message, names) if self.settings.engram_grounded else None
+            )
+            out = yield from self.llms.structured_steps("engram", prompt, Engram, retries, grounded)
         except Exception as e:  # invalid output, or the model unreachable: turn kept as is
             self.engram_failures += 1
             log.warning("engram failed (%s): the turn is stored as an episode only", e)

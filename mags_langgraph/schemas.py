@@ -6,7 +6,9 @@ of 2018 is invalid output, retried, and never written (whitespace is stripped fi
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -53,6 +55,40 @@ class Engram(BaseModel):
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
     facts: list[Triplet] = Field(default_factory=list, max_length=12)
+
+
+_WORD = re.compile(r"\w(?:[\w'’:.\-/&+]*\w)?")
+_POSSESSIVE = re.compile(r"['’]s$")
+MAX_PHRASE_WORDS = 8
+_PERSONAL = {"i", "me", "my", "mine", "myself", "you", "your", "yours", "we", "us", "our"}
+
+
+def turn_phrases(turn: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
+    """Every run of up to ``max_words`` words of ``turn`` as written (a possessive also
+    without its 's), but a lone pronoun: what a grounded subject or object may be (the
+    speaker is named, never "I")."""
+    words = [(m.start(), m.end()) for m in _WORD.finditer(turn)]
+    phrases: dict[str, None] = {}
+    for i, (start, _) in enumerate(words):
+        for _, end in words[i : i + max_words]:
+            phrase = turn[start:end]
+            phrases[phrase] = None
+            phrases[_POSSESSIVE.sub("", phrase)] = None
+    return [p for p in phrases if p and p.lower() not in _PERSONAL]
+
+
+def grounded_engram_schema(turn: str, names: Iterable[str]) -> dict[str, Any]:
+    """The engram JSON schema with every subject and object one of the turn's phrases or
+    of ``names`` (the speaker, the date, the current facts' entities): a schema-honouring
+    server then cannot invent an entity. Small models do, often (measured in issue 13)."""
+    allowed = list(
+        dict.fromkeys([*(n.strip() for n in names if n and n.strip()), *turn_phrases(turn)])
+    )
+    schema = Engram.model_json_schema()
+    triplet = schema["$defs"]["Triplet"]["properties"]
+    for key in ("subject", "object"):
+        triplet[key] = {"enum": allowed, "type": "string"}
+    return schema
 
 
 class Adjudication(BaseModel):

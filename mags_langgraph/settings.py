@@ -108,6 +108,12 @@ class AgentSettings(BaseSettings):
         description="The user asks: 'I', 'me', 'my' in a message mean them, and what they said "
         "or what is known of them ranks first (graph_db recall's asker).",
     )
+    engram_grounded: bool = Field(
+        default=True,
+        description="The engram role's subjects and objects must be phrases of the turn, the "
+        "user's name or entities of the facts it is shown (a JSON-schema enum the server "
+        "enforces): no invented entity. Off lets a strong model normalise names.",
+    )
     engram_retries: int = Field(
         default=1, ge=0, le=3, description="Retries of invalid engram output before the "
         "turn is stored as an episode only."

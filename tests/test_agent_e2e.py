@@ -70,3 +70,31 @@ def test_the_tiny_models_own_triplets_never_corrupt_the_graph(graph, ns, llms):
     for m in graph.list(ns, blocks="semantic", limit=100):
         p = m.properties
         assert p["subject"].strip() and p["predicate"].strip() and p["object"].strip()
+
+
+def test_the_engram_role_names_only_what_the_turn_or_the_user_names(graph, ns, llms):
+    """engram="llm", grounded (the default): the server is held to the turn's phrases, the
+    user's name and the date, so even the tiny base model invents no entity."""
+    from datetime import UTC, datetime
+
+    from mags_langgraph.loop import MemoryLoop
+    from mags_langgraph.schemas import turn_phrases
+
+    # room for the base model's longest answer (twelve facts): a cut-off answer writes none
+    settings = llms.settings.model_copy(update={"engram": "llm", "structured_max_tokens": 1200})
+    assert settings.engram_grounded
+    forced = LLMs(settings, notice=lambda _: None)
+    loop = MemoryLoop(graph, forced, settings)
+    texts = [
+        "I moved to Leeds last week and my sister Ana visited.",
+        "My favourite band is Radiohead and I work at Acme Robotics.",
+    ]
+    written = 0
+    for text in texts:
+        facts = loop.extract(ns, text).facts
+        allowed = {*turn_phrases(text), ns, datetime.now(UTC).date().isoformat()}
+        for f in facts:
+            assert f.subject in allowed and f.object in allowed, (text, f)
+        written += len(facts)
+    assert forced.usage.snapshot()["engram"].calls >= len(texts)
+    assert written  # the grammar leaves the model something to say

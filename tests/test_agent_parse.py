@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mags_langgraph.llm.parse import ParseError, parse_json, strip_thinking
-from mags_langgraph.schemas import Adjudication, Engram
+from mags_langgraph.schemas import Adjudication, Engram, grounded_engram_schema, turn_phrases
 
 GOOD = (
     '{"facts": [{"subject": "Maya", "predicate": "lives_in", "object": "Leeds", '
@@ -65,3 +65,29 @@ def test_cut_off_output_is_not_an_empty_answer():
     cut = '{"facts": [{"subject": "Maya", "predicate": "lives_in", "object": "Leeds"}, {"subj'
     with pytest.raises(ParseError):
         parse_json(cut, Engram)  # the nested complete triplet must not pass as {"facts": []}
+
+
+def test_turn_phrases_are_the_turns_word_runs_without_lone_pronouns():
+    phrases = turn_phrases("I'm flying to São Paulo for my cousin Selin's 30th, on 2024-03-21!")
+    assert {"São Paulo", "Selin's", "Selin", "cousin Selin", "30th", "2024-03-21"} <= set(phrases)
+    assert "my cousin Selin's 30th" in phrases  # runs of words as written, possessive kept
+    assert not {"I", "my", "flying to São Paulo for my cousin Selin's 30th"} & set(phrases)
+    assert all(p == p.strip(" ,.!") for p in phrases)
+    assert len(turn_phrases("one two three four five six seven eight nine ten")) == 52  # <= 8 words
+
+
+def test_the_grounded_schema_limits_entities_and_still_validates_the_answer():
+    schema = grounded_engram_schema("I live in Porto now.", ["Pat", "2024-05-01"])
+    triplet = schema["$defs"]["Triplet"]["properties"]
+    assert triplet["subject"]["enum"][:2] == ["Pat", "2024-05-01"]
+    assert triplet["subject"]["enum"] == triplet["object"]["enum"]
+    assert "Porto" in triplet["object"]["enum"] and "Lisbon" not in triplet["object"]["enum"]
+    assert "I" not in triplet["subject"]["enum"]
+    assert (
+        triplet["predicate"]
+        == Engram.model_json_schema()["$defs"]["Triplet"]["properties"]["predicate"]
+    )  # predicates stay free: only entities must be grounded
+    answer = parse_json(
+        '{"facts": [{"subject": "Pat", "predicate": "lives_in", "object": "Porto"}]}', Engram
+    )
+    assert answer.facts[0].object == "Porto"

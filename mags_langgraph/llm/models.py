@@ -172,15 +172,21 @@ class LLMs:
         return strip_thinking(_text(msg))
 
     def structured_steps(
-        self, role: Role, messages: Sequence[BaseMessage], schema: type[T], retries: int = 1
+        self,
+        role: Role,
+        messages: Sequence[BaseMessage],
+        schema: type[T],
+        retries: int = 1,
+        json_schema: dict[str, Any] | None = None,
     ) -> Steps[T]:
         """A validated ``schema`` instance; on invalid output the model is told why and
-        asked again (``retries`` times), then ``StructuredError``."""
+        asked again (``retries`` times), then ``StructuredError``. ``json_schema``, if given,
+        is what the server is asked for instead of ``schema``'s own (a narrower one)."""
         messages = list(messages)
         for attempt in range(retries + 1):
             started = time.perf_counter()
             try:
-                kw = self._json_kwargs(role, schema)
+                kw = self._json_kwargs(role, schema, json_schema)
                 msg = yield from invoke(self.model(role), messages, **kw)
             except CUT_OFF as e:  # the token limit or a filter stopped it: invalid output
                 msg = _cut_off(e)
@@ -229,10 +235,13 @@ class LLMs:
             return min(s.respond_max_tokens, FALLBACK_RESPOND_TOKENS)
         return s.respond_max_tokens
 
-    def _json_kwargs(self, role: Role, schema: type[BaseModel]) -> dict[str, Any]:
+    def _json_kwargs(
+        self, role: Role, schema: type[BaseModel], json_schema: dict[str, Any] | None
+    ) -> dict[str, Any]:
         if role in self._given or "default" in self._given:
             return {}  # a caller's model (fake, or bound its own way)
-        fmt = {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}
+        sent = json_schema or schema.model_json_schema()
+        fmt = {"name": schema.__name__, "schema": sent, "strict": False}
         return {
             "max_tokens": self._max(role),
             "response_format": {"type": "json_schema", "json_schema": fmt},
