@@ -17,8 +17,10 @@ facts that changed; ``kept``: the current value on the others).
 Systems, side by side on each engine: MAGS, each fix of issue 16 turned off alone (the
 asker, the question penalty, the stale-turn demotion) and all three off. Engram: the
 first-person patterns on every user (the default with the tiny local model); with
-``--llm-users N`` also the local LLM as the engram and respond roles on N users (its
-answers scored too: the current value and no earlier one). Writes
+``--llm-users N`` also the local LLM as the respond role on N users (its answers scored
+too: the current value and no earlier one), writing facts as the engram role alone
+(``llm``) or beside the patterns (``both``); ``--adapters DIR`` puts it on trained role
+adapters. Writes
 benchmarks/results/bench_chat.json.
 """
 
@@ -276,8 +278,8 @@ def summarise(scores: list[dict]) -> dict:
 
 
 def agent_settings(mode: str, **over) -> AgentSettings:
-    engram = "llm" if mode == "llm" else "rules"
-    return AgentSettings(engram=engram, reconcile="rules", llm_base_url=None, llm_api_key=None,
+    """``mode``: who writes the facts (AgentSettings.engram): rules, llm or both."""
+    return AgentSettings(engram=mode, reconcile="rules", llm_base_url=None, llm_api_key=None,
                          **over)  # fmt: skip
 
 
@@ -331,6 +333,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--users", type=int, default=16, help="users on the patterns (rules)")
     ap.add_argument("--llm-users", type=int, default=0, help="users on the local LLM too")
+    ap.add_argument(
+        "--adapters", type=Path, help="the local LLM's role adapters (default: none, the base)"
+    )
     ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=list(SYSTEMS))
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--home", type=Path, help="keep the stores here (default: a temporary folder)")
@@ -347,10 +352,15 @@ def main() -> None:
                 for system in args.systems:
                     results.append(run_system(engine, system, "rules", users[: args.users], None))
                 if args.llm_users and name == "arcadedb":  # the model's time, not the engine's
-                    agent = agent_settings("llm")
+                    folder = args.adapters or Path(home) / "no-adapters"
+                    agent = agent_settings("llm", local_adapters=folder)
                     llms = LLMs(agent, notice=lambda text: console.print(text, style="yellow"))
-                    for system in ("MAGS", "all three off"):
-                        results.append(run_system(engine, system, "llm",
+                    for system, mode in (
+                        ("MAGS", "llm"),
+                        ("MAGS", "both"),
+                        ("all three off", "llm"),
+                    ):
+                        results.append(run_system(engine, system, mode,
                                                   users[: args.llm_users], llms))  # fmt: skip
     console.print(table(results))
     args.out.parent.mkdir(parents=True, exist_ok=True)

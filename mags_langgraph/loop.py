@@ -83,9 +83,21 @@ class Extraction(BaseModel):
     after the retries; the turn is then stored as an episode only)."""
 
     facts: list[Triplet] = Field(default_factory=list)
-    source: Literal["llm", "rules", "none"] = "none"
+    source: Literal["llm", "rules", "both", "none"] = "none"
     failed: bool = False
     dropped: int = 0  # triplets that validated but were implausible
+
+
+def _joined(patterns: Extraction, by_model: Extraction) -> Extraction:
+    """The patterns' facts, then the model's that add something: one whose predicate or
+    object a pattern fact already has is left out (the patterns' canonical predicate is what
+    supersedes the value a change replaces; the model's synonym of it would not)."""
+    taken = {x for f in patterns.facts for x in (f.predicate, f.object.lower())}
+    extra = [f for f in by_model.facts if not {f.predicate, f.object.lower()} & taken]
+    dropped = patterns.dropped + by_model.dropped + len(by_model.facts) - len(extra)
+    return Extraction(
+        facts=[*patterns.facts, *extra], source="both", failed=by_model.failed, dropped=dropped
+    )
 
 
 class TurnContext(BaseModel):
@@ -391,11 +403,11 @@ class MemoryLoop:
         return [m.id for m, _ in used]
 
     # -- engram --------------------------------------------------------------------------
-    def _engram_by_model(self) -> bool:
+    def _engram_mode(self) -> Literal["llm", "rules", "both"]:
         mode = self.settings.engram
         if mode != "auto":
-            return mode == "llm"
-        return not self.llms.fallback or self.llms.adapted("engram")
+            return mode
+        return "llm" if not self.llms.fallback or self.llms.adapted("engram") else "rules"
 
     def current_facts(self, ns: str, message: str) -> list[tuple[str, str, str]]:
         """The few current facts ``message`` may touch (the nearest ones in the semantic
@@ -417,8 +429,16 @@ class MemoryLoop:
         return await arun(self._extract(user, message))
 
     def _extract(self, user: str, message: str) -> Steps[Extraction]:
-        if not self._engram_by_model():
-            return self._checked_facts(user, rules.facts_from(message, user), "rules")
+        mode = self._engram_mode()
+        if mode == "rules":
+            return self._patterns(user, message)
+        by_model = yield from self._by_model(user, message)
+        return by_model if mode == "llm" else _joined(self._patterns(user, message), by_model)
+
+    def _patterns(self, user: str, message: str) -> Extraction:
+        return self._checked_facts(user, rules.facts_from(message, user), "rules")
+
+    def _by_model(self, user: str, message: str) -> Steps[Extraction]:
         try:
             facts = yield from call(self.current_facts, user, message)
             today = datetime.now(UTC).date().isoformat()

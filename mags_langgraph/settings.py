@@ -85,11 +85,13 @@ class AgentSettings(BaseSettings):
         description="'rules': recall and write decided without a model call (keeps a turn at "
         "two calls: respond and engram); 'llm': the router role decides.",
     )
-    engram: Literal["auto", "llm", "rules"] = Field(
+    engram: Literal["auto", "llm", "rules", "both"] = Field(
         default="auto",
         description="Who extracts facts from a turn: the engram role ('llm'), first-person "
-        "patterns ('rules', mags_langgraph/rules.py), or 'auto': the model, except the tiny "
-        "fallback without a trained engram adapter (its own triplets are mostly noise).",
+        "patterns ('rules', mags_langgraph/rules.py), 'both' (the patterns' facts, and the "
+        "model's where they add a predicate and object the patterns did not), or 'auto': the "
+        "model, except the tiny fallback without a trained engram adapter (its own triplets "
+        "are mostly noise).",
     )
     reconcile: Literal["auto", "llm", "rules"] = Field(
         default="auto",

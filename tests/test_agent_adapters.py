@@ -53,7 +53,7 @@ def test_the_engram_role_runs_on_its_adapter_and_the_others_on_the_base(adapters
     assert llms.fallback  # the tiny model serves ...
     assert llms.adapted("engram") and not llms.adapted("respond")
     loop = MemoryLoop(graph, llms, settings)
-    assert loop._engram_by_model()  # ... and auto still asks the model: it has an adapter
+    assert loop._engram_mode() == "llm"  # ... and auto still asks the model: it has an adapter
     lora = {role: llms.model(role).extra_body["lora"] for role in ("engram", "respond")}
     assert lora == {"engram": [{"id": 0, "scale": 1.0}], "respond": [{"id": 0, "scale": 0.0}]}
     out = loop.extract("Maya", "I live in Berlin.")
@@ -68,5 +68,5 @@ def test_without_an_adapter_auto_keeps_the_patterns_on_the_fallback(graph, tmp_p
     llms = LLMs(settings, models_dir=tmp_path, notice=lambda _: None)
     loop = MemoryLoop(graph, llms, settings)
     assert llms.fallback and not llms.adapted("engram")
-    assert not loop._engram_by_model()
+    assert loop._engram_mode() == "rules"
     assert loop.extract("Maya", "I live in Berlin.").source == "rules"

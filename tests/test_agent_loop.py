@@ -31,9 +31,17 @@ def facts_json(*triples: tuple[str, str, str]) -> str:
     )
 
 
-def agent(graph, engram=("{}",), respond=("OK.",), reconcile=None, recall=None, **settings):
+def agent(
+    graph,
+    engram=("{}",),
+    respond=("OK.",),
+    reconcile=None,
+    recall=None,
+    engram_mode="llm",
+    **settings,
+):
     s = AgentSettings(
-        engram="llm",
+        engram=engram_mode,
         reconcile="llm" if reconcile else "rules",
         recall_queries="llm" if recall else "message",
         **settings,
@@ -288,3 +296,29 @@ def test_a_superseded_fact_is_marked_in_the_respond_prompt(graph, ns):
     lines = {h.memory.object: prompts.memory_line(1, h) for h in hits}
     assert "no longer true since 2026-03-01" in lines["Lisbon"]
     assert "no longer" not in lines["Porto"]
+
+
+def test_both_keeps_the_patterns_facts_and_adds_what_only_the_model_found(graph, ns):
+    """engram="both": "moved to" gives the patterns' lives_in (which supersedes the old
+    city); the model's moved_to of the same city is left out, its sister fact kept."""
+    app, llms = agent(
+        graph,
+        engram=[
+            facts_json(("I", "lives_in", "Lisbon")),
+            facts_json(
+                ("I", "moved_to", "Porto"), ("I", "lives_in", "Braga"), ("I", "has_sister", "Ana")
+            ),
+        ],
+        respond=["Nice.", "Welcome to Porto."],
+        engram_mode="both",
+    )
+    turn(app, ns, "I live in Lisbon.")
+    state = turn(app, ns, "I moved to Porto last week and my sister Ana visited.")
+    assert state["engram"]["source"] == "both" and state["engram"]["dropped"] == 2
+    current = {
+        (m.properties["predicate"], m.properties["object"])
+        for m in graph.list(ns, blocks="semantic", limit=50)
+        if m.current
+    }
+    assert current == {("lives_in", "Porto"), ("has_sister", "Ana")}
+    assert calls(llms)["engram"] == 2
