@@ -35,7 +35,14 @@ from graph_db.models import (
 )
 from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
 from graph_db.settings import GraphSettings
-from graph_db.text import NS_SEP, check_label, is_question, namespace_of, split_text
+from graph_db.text import (
+    NS_SEP,
+    check_label,
+    check_text,
+    is_question,
+    namespace_of,
+    split_text,
+)
 
 __all__ = [
     "NS_SEP",
@@ -65,6 +72,7 @@ __all__ = [
     "UnknownNamespaceError",
     "Verdict",
     "check_label",
+    "check_text",
     "engine_status",
     "is_question",
     "labels_of",

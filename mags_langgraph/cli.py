@@ -9,6 +9,7 @@ mags search USER "question"    plain hybrid search (vector + full-text)
 mags maintain USER             decay, prune, consolidate, forget
 mags inspect USER [ID]          size, current facts, newest turns; or one memory
 mags stats USER | namespaces | snapshot USER FILE | restore FILE | forget USER
+mags mcp --user NAME           an MCP server of NAME's memory (stdio, or --transport http)
 """
 
 from __future__ import annotations
@@ -265,6 +266,52 @@ def chat(
                 console.print(f"[red]error:[/red] {e}", soft_wrap=True)  # one line, any width
             except KeyboardInterrupt:  # Ctrl-C cancels the turn, not the chat
                 console.print("\n[yellow](turn cancelled)[/yellow]")
+
+
+@app.command()
+def mcp(
+    user: str = typer.Option(
+        ...,
+        "--user",
+        "-u",
+        envvar="MAGS_MCP_USER",
+        help="Whose memory the server serves (a namespace, fixed while it runs).",
+    ),
+    transport: str = typer.Option(
+        "stdio",
+        help="stdio (the MCP client starts this command) or http (streamable HTTP, at "
+        "http://HOST:PORT/mcp).",
+    ),
+    host: str = typer.Option(
+        "127.0.0.1", help="Address the http transport listens on (no authentication)."
+    ),
+    port: int = typer.Option(8000, help="Port of the http transport."),
+    home: HomeOpt = None,
+) -> None:
+    """Serve USER's memory to MCP clients: tools recall, search, remember, forget, history;
+    resource mags://stats."""
+    from mags_langgraph.llm import LLMs
+    from mags_langgraph.loop import MemoryLoop, check_user
+    from mags_langgraph.mcp_server import serve
+
+    user = check_user(user)  # before the store opens
+    if transport not in ("stdio", "http"):
+        raise InvalidInputError(f"--transport must be stdio or http, not {transport!r}")
+    said = Console(stderr=True)  # stdout carries the stdio transport's messages: nothing else
+    with LiquidGraph(_settings(home)) as graph:
+        llms = LLMs(
+            models_dir=graph.settings.home / "models",
+            adapters_dir=graph.settings.home / "adapters",
+            notice=lambda text: said.print(text, style="yellow"),
+        )  # started on first use: only remember may need a model (engram, reconcile)
+        where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
+        said.print(
+            f"MAGS MCP server of {user!r} ({graph.backend.describe}) on {where}", soft_wrap=True
+        )
+        if transport == "http" and host not in ("127.0.0.1", "localhost", "::1"):
+            said.print(f"{host} is not loopback: whoever reaches it reads and changes "
+                       f"{user!r}'s memory (no authentication)", style="yellow")  # fmt: skip
+        serve(MemoryLoop(graph, llms), user, transport=transport, host=host, port=port)  # type: ignore[arg-type]
 
 
 @app.command()

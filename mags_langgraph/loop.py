@@ -41,6 +41,7 @@ from graph_db import (
     UnknownNamespaceError,
     Verdict,
     check_label,
+    check_text,
     is_question,
     split_text,
 )
@@ -65,6 +66,7 @@ ENGRAM_FACTS = 6  # current facts shown to the engram role (its training data sh
 PLAN_HISTORY = 4  # the thread's last turns shown to the recall role
 ANSWER_SALIENCE = 0.3  # the assistant's words matter less than the user's
 Said = tuple[str, str]  # (speaker, text): a turn of the thread
+SAVE = Route(recall=False, write=True)  # remember: the text is stored and its facts written
 
 
 def check_user(user: object) -> str:
@@ -185,6 +187,24 @@ class MemoryLoop:
 
     async def aturn(self, user: str, message: str, **kw) -> TurnResult:
         return await arun(self._turn(user, message, **kw))
+
+    def remember(self, user: str, text: str, *, session: str = "tool") -> TurnResult:
+        """Store ``text`` as the user's turn and write its facts: the one path of every
+        remember tool (LangChain's, the MCP server's). No recall, no answer."""
+        return run(self._remember(user, text, session))
+
+    async def aremember(self, user: str, text: str, *, session: str = "tool") -> TurnResult:
+        return await arun(self._remember(user, text, session))
+
+    def _remember(self, user: str, text: str, session: str) -> Steps[TurnResult]:
+        """Empty or too long text is refused before anything is stored: a tool call chooses
+        its text, so it can split it (a chat turn, answered already, is stored in parts).
+        What became of the facts is in the report (``write_error``, ``extraction``)."""
+        user = check_user(user)
+        text = check_text(text, "text", self.graph.settings.max_text_chars)
+        context = yield from self._before(user, text, session=session, recall=False, route=SAVE)
+        report = yield from self._after(context, None)
+        return TurnResult(context=context, answer=None, report=report)
 
     def _before(
         self,

@@ -14,9 +14,6 @@ from graph_db import LiquidGraph, MagsError
 from mags_langgraph import prompts
 from mags_langgraph.loop import MemoryLoop, check_user
 from mags_langgraph.middleware import user_id_of
-from mags_langgraph.schemas import Route
-
-SAVE = Route(recall=False, write=True)  # remember: the text is stored and its facts written
 
 
 def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None) -> list[BaseTool]:
@@ -38,13 +35,13 @@ def memory_tools(memory: MemoryLoop | LiquidGraph, *, user_id: str | None = None
         """Save something about the user worth remembering (a sentence in their words)."""
         ns = user_id_of(runtime, user_id)
         try:
-            turn = loop.before(ns, text, session="tool", recall=False, route=SAVE)
+            done = loop.remember(ns, text)
         except MagsError as e:
             return f"Not saved: {e}"
-        report = loop.after(turn)
+        saved, report = done.context.episode_id, done.report
         if report.write_error:
-            return f"Saved the text (id: {turn.episode_id}), not its facts: {report.write_error}"
-        return f"Saved (id: {turn.episode_id}; {len(report.writes)} fact(s))."
+            return f"Saved the text (id: {saved}), not its facts: {report.write_error}"
+        return f"Saved (id: {saved}; {len(report.writes)} fact(s))."
 
     @tool
     def forget_memory(memory_id: str, runtime: ToolRuntime) -> str:
