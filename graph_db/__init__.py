@@ -22,6 +22,7 @@ from graph_db.errors import (
     UnknownNamespaceError,
 )
 from graph_db.liquid_graph import LiquidGraph
+from graph_db.maintenance import MaintenanceReport
 from graph_db.models import (
     Blocks,
     EpisodeIn,
@@ -62,6 +63,7 @@ __all__ = [
     "InvalidInputError",
     "LiquidGraph",
     "MagsError",
+    "MaintenanceReport",
     "Memory",
     "NamespaceOccupiedError",
     "NotFoundError",

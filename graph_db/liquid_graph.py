@@ -464,6 +464,16 @@ class LiquidGraph:
         by_id = {r["memory"]["id"]: Memory.from_row(r["memory"], r["label"]) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
+    def edges(self, ns: str, memory_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The edges around one memory (``NotFoundError`` if there is none): ``type``,
+        ``direction`` ("out" or "in"), ``other`` (the other end's id), ``label``,
+        ``other_text`` (its text or name) and ``props`` (the edge's properties), at most
+        ``limit``, by type."""
+        limit, _ = check_page(limit, 0)
+        self.get(ns, memory_id)
+        rows = self.backend.read("memory_edges", ns=ns, id=memory_id, limit=limit)
+        return [dict(r) for r in rows]
+
     def list(
         self, ns: str, blocks: Blocks = "both", limit: int = 100, offset: int = 0
     ) -> list[Memory]:

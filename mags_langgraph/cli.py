@@ -10,10 +10,12 @@ mags maintain USER             decay, prune, consolidate, forget
 mags inspect USER [ID]          size, current facts, newest turns; or one memory
 mags stats USER | namespaces | snapshot USER FILE | restore FILE | forget USER
 mags mcp --user NAME           an MCP server of NAME's memory (stdio, or --transport http)
+mags api [--host H --port P]   the REST API (FastAPI; a bearer token off loopback)
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from pathlib import Path
@@ -185,14 +187,20 @@ DEMO_SESSIONS = [
 ]  # fmt: skip
 
 
-def _llms(console: Console, graph: LiquidGraph):
+def _models(console: Console, graph: LiquidGraph):
+    """The roles' models of this home (the local server starts on first use), notices
+    printed to ``console``."""
     from mags_langgraph.llm import LLMs
 
-    llms = LLMs(
+    return LLMs(
         models_dir=graph.settings.home / "models",
         adapters_dir=graph.settings.home / "adapters",
         notice=lambda text: console.print(text, style="yellow"),
     )
+
+
+def _llms(console: Console, graph: LiquidGraph):
+    llms = _models(console, graph)
     with console.status("Starting the language model ..."):
         llms.model("respond")  # the local server starts (and says if it is the fallback)
     if llms.local and llms.local.adapters:
@@ -290,7 +298,6 @@ def mcp(
 ) -> None:
     """Serve USER's memory to MCP clients: tools recall, search, remember, forget, history;
     resource mags://stats."""
-    from mags_langgraph.llm import LLMs
     from mags_langgraph.loop import MemoryLoop, check_user
     from mags_langgraph.mcp_server import serve
 
@@ -299,11 +306,7 @@ def mcp(
         raise InvalidInputError(f"--transport must be stdio or http, not {transport!r}")
     said = Console(stderr=True)  # stdout carries the stdio transport's messages: nothing else
     with LiquidGraph(_settings(home)) as graph:
-        llms = LLMs(
-            models_dir=graph.settings.home / "models",
-            adapters_dir=graph.settings.home / "adapters",
-            notice=lambda text: said.print(text, style="yellow"),
-        )  # started on first use: only remember may need a model (engram, reconcile)
+        llms = _models(said, graph)  # only remember may need a model (engram, reconcile)
         where = "stdio" if transport == "stdio" else f"http://{host}:{port}/mcp"
         said.print(
             f"MAGS MCP server of {user!r} ({graph.backend.describe}) on {where}", soft_wrap=True
@@ -312,6 +315,37 @@ def mcp(
             said.print(f"{host} is not loopback: whoever reaches it reads and changes "
                        f"{user!r}'s memory (no authentication)", style="yellow")  # fmt: skip
         serve(MemoryLoop(graph, llms), user, transport=transport, host=host, port=port)  # type: ignore[arg-type]
+
+
+@app.command()
+def api(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8765, help="Port to listen on."),
+    token: str | None = typer.Option(
+        None,
+        envvar="MAGS_API_TOKEN",
+        help="Bearer token every request must carry; required off loopback.",
+    ),
+    home: HomeOpt = None,
+) -> None:
+    """Serve the memory as a REST API: /v1/namespaces/{ns}/... (schema at /openapi.json,
+    docs at /docs)."""
+    from mags_langgraph.api import is_loopback, serve
+    from mags_langgraph.loop import MemoryLoop
+
+    if not is_loopback(host) and not token:  # before the store opens
+        raise InvalidInputError(
+            f"{host} is not loopback: set MAGS_API_TOKEN (or --token) so requests must carry it"
+        )
+    with LiquidGraph(_settings(home)) as graph:
+        llms = _models(console, graph)  # only remember may need a model (engram, reconcile)
+        auth = "bearer token required" if token else "no token"
+        console.print(
+            f"MAGS REST API ({graph.backend.describe}) on http://{host}:{port}/v1 ({auth})",
+            soft_wrap=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after its shutdown
+            serve(graph, MemoryLoop(graph, llms), host=host, port=port, token=token)  # type: ignore[arg-type]
 
 
 @app.command()

@@ -17,7 +17,6 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from importlib.metadata import version
 from typing import Annotated, Any, Literal, TypeVar, cast
 
@@ -28,16 +27,16 @@ from pydantic import BaseModel, Field
 
 from graph_db import (
     Blocks,
-    Hit,
     InvalidInputError,
     MagsError,
-    Memory,
     NotFoundError,
-    Recalled,
     UnknownNamespaceError,
     labels_of,
 )
 from mags_langgraph.loop import MemoryLoop, check_user
+from mags_langgraph.records import Found, History, Remembered, remembered
+from mags_langgraph.records import found as _found
+from mags_langgraph.records import value as _value
 
 MAX_K = 50  # the most memories one call returns (a prompt's worth)
 STATS_URI = "mags://stats"
@@ -45,64 +44,12 @@ Transport = Literal["stdio", "http"]
 T = TypeVar("T")
 
 
-class Found(BaseModel):
-    """One memory that recall or search found."""
-
-    id: str = Field(description="Its id (forget takes it).")
-    block: Literal["episodic", "semantic"] = Field(description="episodic: said; semantic: a fact.")
-    text: str
-    speaker: str | None = Field(default=None, description="Who said it (episodes).")
-    time: str | None = Field(
-        default=None, description="When it was said, or since when the fact held (ISO 8601)."
-    )
-    current: bool = Field(description="False: a fact since superseded (kept as history).")
-    score: float = Field(description="Orders this result list only.")
-    similarity: float | None = Field(default=None, description="Cosine to the query.")
-    found_by: list[str] = Field(default_factory=list, description="vector, fulltext, walk.")
-
-
 class Memories(BaseModel):
     memories: list[Found]
 
 
-class FactWritten(BaseModel):
-    """A fact the remembered text stated, and what the graph did with it."""
-
-    id: str
-    subject: str
-    predicate: str
-    object: str
-    action: Literal["created", "merged", "rejected"] = Field(
-        description="created (current now), merged into the same fact, or rejected (history)."
-    )
-    supersedes: list[str] = Field(default_factory=list, description="Ids it replaced.")
-
-
-class Remembered(BaseModel):
-    id: str = Field(description="The stored text's id.")
-    facts: list[FactWritten] = Field(default_factory=list)
-    facts_error: str | None = Field(
-        default=None, description="Why no facts were written; the text is stored all the same."
-    )
-
-
 class Forgotten(BaseModel):
     ids: list[str] = Field(description="What was deleted: the memory, and facts only it held.")
-
-
-class Value(BaseModel):
-    id: str
-    value: str
-    since: str | None = Field(default=None, description="ISO 8601.")
-    until: str | None = Field(default=None, description="ISO 8601; None while current.")
-    current: bool
-    confidence: float | None = None
-
-
-class History(BaseModel):
-    subject: str
-    predicate: str
-    values: list[Value] = Field(description="Oldest first; the last current one holds now.")
 
 
 Query = Annotated[str, Field(description="What to look for, in words.")]
@@ -122,27 +69,6 @@ BlocksArg = Annotated[
         json_schema_extra={"enum": ["episodic", "semantic", "both"]},
     ),
 ]
-
-
-def _iso(epoch: float | None) -> str | None:
-    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat("T", "seconds")
-
-
-def _found(hit: Hit | Recalled) -> Found:
-    m = hit.memory
-    return Found(
-        id=m.id, block=m.block, text=m.text, speaker=m.speaker,
-        time=_iso(m.ts if m.block == "episodic" else m.valid_from), current=m.current,
-        score=round(hit.score, 4), similarity=None if hit.similarity is None
-        else round(hit.similarity, 4), found_by=hit.sources,
-    )  # fmt: skip
-
-
-def _value(m: Memory) -> Value:
-    return Value(
-        id=m.id, value=m.object or m.text, since=_iso(m.valid_from), until=_iso(m.valid_to),
-        current=m.current, confidence=m.confidence,
-    )  # fmt: skip
 
 
 def _said(text: str, what: str, example: str) -> str:
@@ -223,17 +149,7 @@ def build_mcp_server(loop: MemoryLoop, user: str) -> MCPServer:
         """Store what the user said and the facts it states (a new value of a single-valued
         fact, such as where they live, supersedes the old one, kept as history)."""
         with _tool_errors():
-            done = loop.remember(user, text, session="mcp")
-        report = done.report
-        facts = [  # one write per fact, in order; none when the graph refused them
-            FactWritten(id=w.id, subject=f.subject, predicate=f.predicate, object=f.object,
-                        action=w.action, supersedes=w.supersedes)
-            for f, w in zip(report.extraction.facts, report.writes, strict=False)
-        ]  # fmt: skip
-        failed = "no facts: the model's output was invalid" if report.extraction.failed else None
-        return Remembered(
-            id=str(done.context.episode_id), facts=facts, facts_error=report.write_error or failed
-        )
+            return remembered(loop.remember(user, text, session="mcp"))
 
     @server.tool(annotations=ToolAnnotations(destructive_hint=True, open_world_hint=False))
     def forget(
