@@ -47,10 +47,19 @@ from graph_db import (
     UnknownNamespaceError,
 )
 from mags_langgraph.loop import MemoryLoop
-from mags_langgraph.records import Found, Remembered, Value, found, memory_time, remembered, value
+from mags_langgraph.records import (
+    MAX_K,
+    Forgotten,
+    Found,
+    Remembered,
+    Value,
+    found,
+    memory_time,
+    remembered,
+    value,
+)
 
 API_VERSION = "1.0"
-MAX_K = 50  # the most memories one search or recall returns
 MAX_LIMIT = 1000  # the most memories one page lists
 SCAN_MAX = 20_000  # the most memories a filtered listing reads (newest first)
 OPENAPI_PATH = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
@@ -135,10 +144,6 @@ class FactStored(BaseModel):
     )
     supersedes: list[str] = Field(default_factory=list, description="Ids it replaced.")
     reason: str | None = None
-
-
-class Forgotten(BaseModel):
-    ids: list[str] = Field(description="What was deleted: the memory, and facts only it held.")
 
 
 class EdgeStats(BaseModel):

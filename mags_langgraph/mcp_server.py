@@ -34,11 +34,10 @@ from graph_db import (
     labels_of,
 )
 from mags_langgraph.loop import MemoryLoop, check_user
-from mags_langgraph.records import Found, History, Remembered, remembered
+from mags_langgraph.records import MAX_K, Forgotten, Found, History, Remembered, remembered
 from mags_langgraph.records import found as _found
 from mags_langgraph.records import value as _value
 
-MAX_K = 50  # the most memories one call returns (a prompt's worth)
 STATS_URI = "mags://stats"
 Transport = Literal["stdio", "http"]
 T = TypeVar("T")
@@ -46,10 +45,6 @@ T = TypeVar("T")
 
 class Memories(BaseModel):
     memories: list[Found]
-
-
-class Forgotten(BaseModel):
-    ids: list[str] = Field(description="What was deleted: the memory, and facts only it held.")
 
 
 Query = Annotated[str, Field(description="What to look for, in words.")]

@@ -13,6 +13,12 @@ from graph_db import Hit, Memory, Recalled
 if TYPE_CHECKING:
     from mags_langgraph.loop import TurnResult
 
+MAX_K = 50  # the most memories one search or recall returns (a prompt's worth)
+
+
+class Forgotten(BaseModel):
+    ids: list[str] = Field(description="What was deleted: the memory, and facts only it held.")
+
 
 class Found(BaseModel):
     """One memory that recall or search found."""
