@@ -58,7 +58,7 @@ from finetune.reward_parse import (
 )
 from graph_db.errors import InvalidInputError
 from graph_db.text import entity_key, predicate_key, terms
-from mags_langgraph.schemas import Engram, RecallPlan
+from mags_langgraph.schemas import PERSONAL, Engram, RecallPlan
 
 Example = EngramExample | RecallExample
 RewardFunc = Callable[..., list[float | None]]
@@ -66,8 +66,6 @@ _EXAMPLE = TypeAdapter(Annotated[Example, Field(discriminator="role")])
 _FIELDS = {"engram": set(EngramExample.model_fields), "recall": set(RecallExample.model_fields)}
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+")
 _LETTERS = re.compile(r"[^\W\d_]+")
-_FIRST = ["i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves"]
-_PERSONAL = frozenset([*_FIRST, "you", "your", "yours", "yourself", "yourselves"])
 # spellings of one relation that predicate_key leaves apart; the right side is the vocabulary
 PREDICATE_SYNONYMS = {
     "live_in": "lives_in",
@@ -186,7 +184,7 @@ def _norm_entity(name: str) -> str:
 def is_personal(entity: str) -> bool:
     """First or second person ("I", "my sister", "you"): never an entity ("US" is one)."""
     return any(
-        w == "I" or (w.lower() in _PERSONAL and not (w.isupper() and len(w) > 1))
+        w == "I" or (w.lower() in PERSONAL and not (w.isupper() and len(w) > 1))
         for w in _LETTERS.findall(entity)
     )
 

@@ -60,7 +60,9 @@ class Engram(BaseModel):
 _WORD = re.compile(r"\w(?:[\w'’:.\-/&+]*\w)?")
 _POSSESSIVE = re.compile(r"['’]s$")
 MAX_PHRASE_WORDS = 8
-_PERSONAL = {"i", "me", "my", "mine", "myself", "you", "your", "yours", "we", "us", "our"}
+FIRST_PERSON = ("i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves")
+PERSONAL = frozenset([*FIRST_PERSON, "you", "your", "yours", "yourself", "yourselves"])
+"""First and second person: words that name nobody (an engram answer names the speaker)."""
 
 
 def turn_phrases(turn: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
@@ -74,7 +76,7 @@ def turn_phrases(turn: str, max_words: int = MAX_PHRASE_WORDS) -> list[str]:
             phrase = turn[start:end]
             phrases[phrase] = None
             phrases[_POSSESSIVE.sub("", phrase)] = None
-    return [p for p in phrases if p and p.lower() not in _PERSONAL]
+    return [p for p in phrases if p and p.lower() not in PERSONAL]
 
 
 def grounded_engram_schema(turn: str, names: Iterable[str]) -> dict[str, Any]:
