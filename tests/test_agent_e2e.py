@@ -72,7 +72,7 @@ def test_the_tiny_models_own_triplets_never_corrupt_the_graph(graph, ns, llms):
         assert p["subject"].strip() and p["predicate"].strip() and p["object"].strip()
 
 
-def test_the_engram_role_names_only_what_the_turn_or_the_user_names(graph, ns, llms):
+def test_the_engram_role_names_only_what_the_turn_or_the_user_names(graph, ns, llms, monkeypatch):
     """engram="llm", grounded (the default): the server is held to the turn's phrases, the
     user's name and the date, so even the tiny base model invents no entity."""
     from datetime import UTC, datetime
@@ -85,16 +85,21 @@ def test_the_engram_role_names_only_what_the_turn_or_the_user_names(graph, ns, l
     assert settings.engram_grounded
     forced = LLMs(settings, notice=lambda _: None)
     loop = MemoryLoop(graph, forced, settings)
+    sent = []  # the schemas the real server was asked to honour
+    real = forced._json_kwargs
+    monkeypatch.setattr(forced, "_json_kwargs", lambda *a: sent.append(a[2]) or real(*a))
     texts = [
         "I moved to Leeds last week and my sister Ana visited.",
         "My favourite band is Radiohead and I work at Acme Robotics.",
     ]
-    written = 0
     for text in texts:
         facts = loop.extract(ns, text).facts
         allowed = {*turn_phrases(text), ns, datetime.now(UTC).date().isoformat()}
         for f in facts:
             assert f.subject in allowed and f.object in allowed, (text, f)
-        written += len(facts)
     assert forced.usage.snapshot()["engram"].calls >= len(texts)
-    assert written  # the grammar leaves the model something to say
+    assert len(sent) >= len(texts)  # every call sent its turn's grounded schema
+    for text, schema in zip(texts, sent, strict=False):
+        enum = schema["$defs"]["Triplet"]["properties"]["object"]["enum"]
+        assert "Leeds" in enum or "Radiohead" in enum
+        assert set(enum) <= {*turn_phrases(text), ns, datetime.now(UTC).date().isoformat()}
