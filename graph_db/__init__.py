@@ -22,7 +22,7 @@ from graph_db.errors import (
     UnknownNamespaceError,
 )
 from graph_db.liquid_graph import LiquidGraph
-from graph_db.maintenance import MaintenanceReport
+from graph_db.maintenance import MaintenancePreview, MaintenanceReport
 from graph_db.models import (
     Blocks,
     EpisodeIn,
@@ -35,7 +35,7 @@ from graph_db.models import (
     labels_of,
 )
 from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
-from graph_db.settings import GraphSettings
+from graph_db.settings import TUNABLE, GraphSettings
 from graph_db.text import (
     NS_SEP,
     check_label,
@@ -44,9 +44,11 @@ from graph_db.text import (
     namespace_of,
     split_text,
 )
+from graph_db.view import GraphView, ViewEdge, ViewNode
 
 __all__ = [
     "NS_SEP",
+    "TUNABLE",
     "Adjudicator",
     "Blocks",
     "Conflict",
@@ -58,11 +60,13 @@ __all__ = [
     "FactWrite",
     "GraphSettings",
     "GraphUnavailableError",
+    "GraphView",
     "Hit",
     "HomeLockedError",
     "InvalidInputError",
     "LiquidGraph",
     "MagsError",
+    "MaintenancePreview",
     "MaintenanceReport",
     "Memory",
     "NamespaceOccupiedError",
@@ -73,6 +77,8 @@ __all__ = [
     "StoreBusyError",
     "UnknownNamespaceError",
     "Verdict",
+    "ViewEdge",
+    "ViewNode",
     "check_label",
     "check_text",
     "engine_status",

@@ -7,12 +7,15 @@ whole or not at all. The write path itself lives in ``graph_db.engram``.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from graph_db.backends import GraphBackend, Tx, open_backend
 from graph_db.embeddings import Embedder, make_embedder
@@ -24,7 +27,12 @@ from graph_db.errors import (
     UnknownNamespaceError,
 )
 from graph_db.grounding import as_asker, name_free
-from graph_db.maintenance import Maintainer, MaintenanceReport, delete_memories
+from graph_db.maintenance import (
+    Maintainer,
+    MaintenancePreview,
+    MaintenanceReport,
+    delete_memories,
+)
 from graph_db.models import (
     Blocks,
     EpisodeIn,
@@ -40,7 +48,7 @@ from graph_db.plasticity import Plasticity
 from graph_db.recall import Recaller, as_queries
 from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, predicate_node_key
 from graph_db.search import Searcher, rrf
-from graph_db.settings import GraphSettings
+from graph_db.settings import TUNABLE, GraphSettings
 from graph_db.snapshots import export_namespace, import_namespace
 from graph_db.text import (
     NAME_MAX,
@@ -55,6 +63,7 @@ from graph_db.text import (
     to_json,
 )
 from graph_db.vecpack import with_packed
+from graph_db.view import VIEW_MAX, GraphView, graph_view, weight_bins
 
 log = logging.getLogger(__name__)
 # 2: recall vectors packed in one string (graph_db/vecpack.py); 3: a namespace's predicate
@@ -105,6 +114,7 @@ class LiquidGraph:
         self._maintainer = Maintainer(self.backend, self.settings)
         #: decides conflicts on write when add_facts is given none (None: the default rule)
         self.adjudicator: Adjudicator | None = None
+        self._owner = True  # False for a tuned() view: closing it leaves the store open
 
     @property
     def embedder(self) -> Embedder:
@@ -119,6 +129,8 @@ class LiquidGraph:
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
+        if not self._owner:
+            return
         self._plasticity.close()
         self._recaller.close()
         self.backend.close()
@@ -448,6 +460,54 @@ class LiquidGraph:
             self._namespace_changed(ns, exists=True)
         return report
 
+    def preview_maintenance(
+        self,
+        ns: str,
+        *,
+        now: float | None = None,
+        capacity: int | None = None,
+        full: bool | None = None,
+    ) -> MaintenancePreview:
+        """What ``maintain`` would do now (with this graph's settings: see ``tuned``),
+        rehearsed in one transaction that is rolled back: nothing changes. Reads every
+        memory id and liquid edge of ``ns``: a preview for a person, not a hot path."""
+        ns = self._require_ns(ns)
+        self.flush()
+        return self._maintainer.rehearse(ns, now=now, capacity=capacity, full=full)
+
+    def tuned(self, **changes: Any) -> LiquidGraph:
+        """This store seen with other recall and maintenance settings (a what-if: the UI's
+        knobs, a tuning trial), e.g. ``g.tuned(walk_depth=3).recall(...)``. It shares the
+        engine, the embedder and the background writes (which keep the store's settings);
+        closing it leaves the store open. Only the settings in ``graph_db.settings.TUNABLE``
+        may change."""
+        unknown = sorted(set(changes) - set(TUNABLE))
+        if unknown:
+            raise InvalidInputError(
+                f"cannot tune {unknown} per call; tunable settings: {sorted(TUNABLE)}"
+            )
+        try:
+            settings = type(self.settings)(**{**self.settings.model_dump(), **changes})
+        except ValidationError as e:
+            first = e.errors()[0]
+            raise InvalidInputError(
+                f"setting {first['loc'][0]}: {first['msg']} (got {first.get('input')!r})"
+            ) from None
+        view = copy.copy(self)
+        view.settings = settings
+        view._recaller = self._recaller.with_settings(settings)
+        view._maintainer = Maintainer(self.backend, settings)
+        view._owner = False
+        return view
+
+    def view(self, ns: str, limit: int = 2_000) -> GraphView:
+        """The graph of ``ns`` as a person looks at it (``graph_db.view``): the ``limit``
+        memories that matter most, the entities they name and the edges among them, each
+        liquid edge with its weight now."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= VIEW_MAX:
+            raise InvalidInputError(f"limit must be an int from 1 to {VIEW_MAX}, not {limit!r}")
+        return graph_view(self.backend, self.settings, self._require_ns(ns), limit)
+
     def get(self, ns: str, memory_id: str, *, with_embedding: bool = False) -> Memory:
         """One memory by id, or ``NotFoundError``."""
         got = self.get_many(ns, [memory_id], with_embedding=with_embedding)
@@ -492,7 +552,8 @@ class LiquidGraph:
         return [r["ns"] for r in rows]
 
     def stats(self, ns: str) -> dict[str, Any]:
-        """Counts of nodes per label and edges per type (with mean weight) in ``ns``."""
+        """Counts of nodes per label and edges per type (with mean weight) in ``ns``, and
+        its liquid edges by weight now (``weights``: ten bins of 0.1)."""
         ns = self._require_ns(ns)
         nodes = {"Episode": 0, "Fact": 0, "Entity": 0}  # engines differ on empty counts
         nodes |= {r["label"]: r["count"] for r in self.backend.read("stats_nodes", ns=ns)}
@@ -500,7 +561,11 @@ class LiquidGraph:
             r["type"]: {"count": r["count"], "mean_w": r["mean_w"]}
             for r in self.backend.read("stats_edges", ns=ns)
         }
-        return {"ns": ns, "nodes": nodes, "edges": edges, "backend": self.backend.describe}
+        weights = weight_bins(self.backend, self.settings, ns)
+        return {
+            "ns": ns, "nodes": nodes, "edges": edges, "weights": weights,
+            "backend": self.backend.describe,
+        }  # fmt: skip
 
     # -- change / delete -----------------------------------------------------------------
     def update(self, ns: str, memory_id: str, /, **changes: Any) -> Memory:

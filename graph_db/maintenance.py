@@ -43,6 +43,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from graph_db.backends import GraphBackend, Tx
+from graph_db.backends.bolt import TxBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.errors import EngineError, InvalidInputError
 from graph_db.settings import GraphSettings
@@ -84,6 +85,18 @@ class MaintenanceReport(BaseModel):
     seconds: float = 0.0
 
 
+class MaintenancePreview(BaseModel):
+    """What a maintenance pass would do now, rehearsed in one transaction that was rolled
+    back: its report, the memories it would forget (capacity included) and the liquid edges
+    it would prune or create (id pairs; the edges of forgotten memories go with them and are
+    not listed)."""
+
+    report: MaintenanceReport
+    forgotten: list[str] = Field(default_factory=list)
+    pruned: list[tuple[str, str]] = Field(default_factory=list)
+    born: list[tuple[str, str]] = Field(default_factory=list)
+
+
 def delete_memories(tx: Tx, ns: str, ids: list[str]) -> None:
     """Delete memories in the caller's transaction: NEXT chains bridged, orphans dropped."""
     entities: set[str] = set()
@@ -102,7 +115,7 @@ class Maintainer:
     BUDGET_PAGE = 250  # per transaction when a time budget is checked between pages
     TRIADIC_PAGE, TRIADIC_NEAR = 1_000, 16  # centres per call; strongest neighbours of each
 
-    def __init__(self, backend: GraphBackend, settings: GraphSettings) -> None:
+    def __init__(self, backend: GraphBackend | TxBackend, settings: GraphSettings) -> None:
         self.backend = backend
         self.settings = settings
         self._gds: bool | None = None  # the engine has GDS k-core (None: not asked yet)
@@ -314,6 +327,38 @@ class Maintainer:
         )
         report.seconds = time.perf_counter() - t0
         return report
+
+    def rehearse(
+        self,
+        ns: str,
+        now: float | None = None,
+        capacity: int | None = None,
+        full: bool | None = None,
+    ) -> MaintenancePreview:
+        """The pass ``run`` would make, run in one transaction and rolled back (the k-core
+        peeled in Python: GDS projects committed data only). Reads every memory id and
+        liquid edge of ``ns`` twice: meant for a person's preview, not a hot path."""
+        if not isinstance(self.backend, GraphBackend):
+            raise InvalidInputError("a rehearsal cannot run inside another transaction")
+        settings = self.settings.model_copy(update={"kcore_method": "peel"})
+
+        def work(backend: TxBackend) -> MaintenancePreview:
+            inside = Maintainer(backend, settings)
+            ids, edges = set(inside._stored_cores(ns)), inside._assoc(ns)
+            report = inside.run(ns, now=now, capacity=capacity, full=full)
+            ids_after, edges_after = set(inside._stored_cores(ns)), inside._assoc(ns)
+            gone = ids - ids_after
+            return MaintenancePreview(
+                report=report,
+                forgotten=sorted(gone),
+                pruned=sorted(p for p in edges - edges_after if not gone.intersection(p)),
+                born=sorted(edges_after - edges),
+            )
+
+        return self.backend.rehearse(work)
+
+    def _assoc(self, ns: str) -> set[tuple[str, str]]:
+        return {(r["a"], r["b"]) for r in self.backend.read("assoc_edges", ns=ns)}
 
     def _due(self, ns: str, name: str, now: float) -> list[str]:
         rows = self.backend.read(name, ns=ns, now=now, limit=self.settings.maintain_batch)

@@ -72,11 +72,22 @@ def visible(props: dict[str, Any], as_of: float | None, history: bool) -> bool:
 class Recaller:
     """Runs recalls for one store (see the module doc)."""
 
-    def __init__(self, backend: GraphBackend, searcher: Searcher, settings: GraphSettings):
+    def __init__(
+        self,
+        backend: GraphBackend,
+        searcher: Searcher,
+        settings: GraphSettings,
+        pool: ThreadPoolExecutor | None = None,
+    ):
         self.backend = backend
         self.searcher = searcher
         self.settings = settings
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mags-recall")
+        self._owns_pool = pool is None
+        self._pool = pool or ThreadPoolExecutor(max_workers=4, thread_name_prefix="mags-recall")
+
+    def with_settings(self, settings: GraphSettings) -> Recaller:
+        """The same recaller with other settings (its threads shared, not closed by it)."""
+        return Recaller(self.backend, self.searcher, settings, self._pool)
 
     # -- 1. candidates ---------------------------------------------------------------
     def candidates(
@@ -114,7 +125,8 @@ class Recaller:
         }
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        if self._owns_pool:
+            self._pool.shutdown(wait=True)
 
     def _rows(self, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
         """What recall needs of memories by id, where a search or step did not bring it."""

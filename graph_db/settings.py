@@ -351,3 +351,25 @@ class GraphSettings(BaseSettings):
         description="A new value replaces the current one unless its confidence is lower than "
         "the current one's (weighted by importance) by more than this.",
     )
+
+
+#: The settings a what-if may change per call (``LiquidGraph.tuned``: the UI's knobs, a tuning
+#: trial), by what they steer; the others shape what is stored and stay fixed.
+TUNABLE: dict[str, Literal["recall", "maintenance"]] = {
+    "recall_candidates": "recall",
+    "recall_anchors": "recall",
+    "recall_diversity": "recall",
+    "recall_lexical_weight": "recall",
+    "walk_depth": "recall",
+    "walk_threshold": "recall",
+    "walk_max_fanout": "recall",
+    "decay_per_day": "maintenance",
+    "decay_recency_days": "maintenance",
+    "w_min": "maintenance",
+    "grace_days": "maintenance",
+    "forget_importance": "maintenance",
+    "forget_core": "maintenance",
+    "core_protect": "maintenance",
+    "protect_share": "maintenance",
+    "capacity": "maintenance",
+}

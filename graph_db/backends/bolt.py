@@ -97,6 +97,30 @@ class Tx:
         return [dict(zip(keys, tuple.__iter__(r), strict=True)) for r in result]
 
 
+class _RollBack(Exception):
+    """Raised inside a managed transaction to roll it back (``GraphBackend.rehearse``)."""
+
+
+class TxBackend:
+    """``GraphBackend``'s query methods over one open transaction (a rehearsal): code
+    written against a backend runs unchanged inside it."""
+
+    def __init__(self, tx: Tx, dialect: Dialect, describe: str) -> None:
+        self._tx = tx
+        self.dialect = dialect
+        self.describe = describe
+
+    def read(self, name: str, **params: Any) -> Rows:
+        return self._tx.run(name, **params)
+
+    write = read
+
+    def write_tx(self, work: Callable[[Tx], T]) -> T:
+        return work(self._tx)
+
+    read_tx = write_tx
+
+
 def _size(value: Any) -> int:
     """About how many bytes ``value`` takes in a Bolt message (an upper bound)."""
     if isinstance(value, str):
@@ -168,6 +192,22 @@ class GraphBackend:
     def read_tx(self, work: Callable[[Tx], T]) -> T:
         """Run ``work`` in one read transaction (a consistent view)."""
         return self._execute(False, work)
+
+    def rehearse(self, work: Callable[[TxBackend], T]) -> T:
+        """Run ``work`` in one write transaction and roll it back: what it would do (it
+        reads its own writes), with nothing kept. ``work`` gets a backend whose reads and
+        writes all run in that transaction."""
+        done: list[T] = []
+
+        def once(tx: Tx) -> None:
+            done.append(work(TxBackend(tx, self.dialect, self.describe)))
+            raise _RollBack
+
+        try:
+            self._execute(True, once)
+        except _RollBack:
+            return done[-1]
+        raise AssertionError("unreachable")
 
     def _execute(self, write: bool, work: Callable[[Tx], T]) -> T:
         try:
