@@ -535,14 +535,27 @@ class LiquidGraph:
         return [dict(r) for r in rows]
 
     def list(
-        self, ns: str, blocks: Blocks = "both", limit: int = 100, offset: int = 0
+        self,
+        ns: str,
+        blocks: Blocks = "both",
+        limit: int = 100,
+        offset: int = 0,
+        *,
+        speaker: str | None = None,
+        since: datetime | float | str | None = None,
+        until: datetime | float | str | None = None,
     ) -> list[Memory]:
-        """Memories of a namespace, newest first."""
+        """Memories of a namespace, newest first; only episodes ``speaker`` said, and only
+        memories said (an episode) or holding (a fact) from ``since`` and before ``until``,
+        when given."""
         limit, offset = check_page(limit, offset)
         ns = self._require_ns(ns)
+        if speaker is not None:
+            speaker = check_text(speaker, "speaker", NAME_MAX)
         rows = self.backend.read(
-            "memory_list", ns=ns, labels=labels_of(blocks), limit=limit, offset=offset
-        )
+            "memory_list", ns=ns, labels=labels_of(blocks), limit=limit, offset=offset,
+            speaker=speaker, since=to_epoch(since), until=to_epoch(until),
+        )  # fmt: skip
         return [Memory.from_row(r["memory"], r["label"]) for r in rows]
 
     def namespaces(self, prefix: str = "", limit: int = 1000, offset: int = 0) -> list[str]:
