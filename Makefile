@@ -4,15 +4,29 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 PYTEST_ARGS ?=
 
+UI     := mags_langgraph/ui
+CHROMIUM ?= /usr/bin/chromium
+
 .PHONY: demo test test-finetune setup lint bench neo4j clean
 
 demo: setup          ## set up and run the main job
 	$(VENV)/bin/mags demo
 
-test: setup          ## set up and run the tests
+test: setup $(CHROMIUM)  ## set up and run the tests
 	$(VENV)/bin/pytest $(PYTEST_ARGS)
 
-setup: $(STAMP)
+setup: $(STAMP) $(UI)/dist/index.html
+
+# the web UI (mags ui): JavaScript from npm with the lockfile, bundled by esbuild into the package
+$(UI)/dist/index.html: $(UI)/package-lock.json $(UI)/build.mjs $(wildcard $(UI)/src/*)
+	npm ci --prefix $(UI) --no-audit --no-fund --loglevel=error
+	npm run build --prefix $(UI) --silent
+
+# the UI's browser test runs in Debian's Chromium (Playwright's own download is blocked here)
+$(CHROMIUM):
+	$(if $(filter 0,$(shell id -u)),,sudo) sh -c 'apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium' \
+	  || { echo "make test: the UI's browser test needs Chromium: apt-get install chromium"; exit 1; }
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -59,4 +73,4 @@ bench: setup
 	$(PY) benchmarks/bench_agent.py
 
 clean:
-	rm -rf $(VENV) $(FT_VENV) tests/.npm
+	rm -rf $(VENV) $(FT_VENV) tests/.npm $(UI)/node_modules $(UI)/dist

@@ -16,27 +16,35 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal, cast
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, Field, computed_field
 from pydantic.json_schema import SkipJsonSchema
 from starlette.exceptions import HTTPException
 
 from graph_db import (
+    TUNABLE,
+    GraphSettings,
     GraphUnavailableError,
+    GraphView,
     InvalidInputError,
     LiquidGraph,
     MagsError,
+    MaintenancePreview,
     MaintenanceReport,
     Memory,
     NamespaceOccupiedError,
@@ -46,26 +54,30 @@ from graph_db import (
     StoreBusyError,
     UnknownNamespaceError,
 )
+from graph_db.view import VIEW_MAX
 from mags_langgraph.loop import MemoryLoop
 from mags_langgraph.records import (
     MAX_K,
+    FactWritten,
     Forgotten,
     Found,
     Remembered,
     Value,
     found,
-    memory_time,
     remembered,
     value,
 )
+from mags_langgraph.stats_log import HISTORY_MAX, StatsLog, StatsSample
 
+log = logging.getLogger(__name__)
 API_VERSION = "1.0"
 MAX_LIMIT = 1000  # the most memories one page lists
-SCAN_MAX = 20_000  # the most memories a filtered listing reads (newest first)
 OPENAPI_PATH = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
 SNAPSHOT_SUFFIX = ".mags.gz"
 _SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+UI_DIST = Path(__file__).resolve().parent / "ui" / "dist"
+_NS_PATH = re.compile(r"^/v1/namespaces/([^/]+)/")
 
 Block = Literal["episodic", "semantic", "both"]
 Ns = Annotated[str, PathParam(description="The namespace (a user or agent id).")]
@@ -155,7 +167,36 @@ class Stats(BaseModel):
     ns: str
     nodes: dict[str, int]
     edges: dict[str, EdgeStats]
+    weights: list[int] = Field(description="Liquid edges by weight now: [0, 0.1), ... [0.9, 1].")
     backend: str
+
+
+class StatsHistory(BaseModel):
+    samples: list[StatsSample] = Field(description="Oldest first.")
+
+
+class Knob(BaseModel):
+    name: str
+    value: float | int | None = Field(description="The store's value (null: no limit).")
+    description: str
+    kind: Literal["int", "float"]
+    group: Literal["recall", "maintenance"]
+    minimum: float | None = None
+    maximum: float | None = None
+    nullable: bool = Field(default=False, description="null is allowed (no limit).")
+
+
+class Knobs(BaseModel):
+    settings: list[Knob]
+
+
+class ChatOut(BaseModel):
+    answer: str | None = Field(description="null when the model failed (see error).")
+    error: str | None = None
+    recalled: list[RecallHit] = Field(description="What the turn recalled to answer.")
+    episode_id: str | None = Field(description="The stored message.")
+    written: list[FactWritten] = Field(description="The facts the message stated.")
+    facts_error: str | None = None
 
 
 class Snapshot(BaseModel):
@@ -185,8 +226,15 @@ class SearchIn(BaseModel):
     min_similarity: float | None = Field(default=None, ge=-1, le=1)
 
 
+Tuning = Annotated[
+    dict[str, float | None] | None,
+    Field(description="Tunable settings for this call only (GET .../settings lists them)."),
+]
+
+
 class RecallIn(BaseModel):
     query: str = Field(min_length=1, description="The question.")
+    settings: Tuning = None
     k: K = 10
     blocks: Block = "both"
     as_of: datetime | None = Field(default=None, description="The graph as it stood then.")
@@ -228,6 +276,20 @@ class MaintainIn(BaseModel):
     full: bool | None = Field(default=None, description="Visit every memory, not only those due.")
     kcore: bool | None = Field(default=None, description="Decompose the k-core in this pass.")
     capacity: int | None = Field(default=None, ge=1, description="Overrides the setting.")
+    settings: Tuning = None
+
+
+class Turn(BaseModel):
+    speaker: Literal["user", "assistant"]
+    text: str
+
+
+class ChatIn(BaseModel):
+    message: str = Field(min_length=1, description="What the user says now.")
+    session: str = Field(default="ui", min_length=1)
+    thread: list[Turn] = Field(
+        default_factory=list, max_length=50, description="The turns before it, oldest first."
+    )
 
 
 # -- errors and auth -------------------------------------------------------------------
@@ -278,11 +340,16 @@ def is_loopback(host: str) -> bool:
 
 # -- the app ---------------------------------------------------------------------------
 def create_app(
-    graph: LiquidGraph, loop: MemoryLoop | None = None, token: str | None = None
+    graph: LiquidGraph,
+    loop: MemoryLoop | None = None,
+    token: str | None = None,
+    *,
+    ui: bool = False,
 ) -> FastAPI:
-    """The REST API over ``graph``; remember goes through ``loop`` (default: a
+    """The REST API over ``graph``; remember and chat go through ``loop`` (default: a
     ``MemoryLoop`` of ``graph`` with the environment's settings, made on first use).
-    ``token``: every request must carry it as a bearer token (None: no check)."""
+    ``token``: every request must carry it as a bearer token (None: no check). ``ui``:
+    the web UI (built by ``make setup``) served at /ui/ (its files need no token)."""
     if token is not None and not token.strip():
         raise InvalidInputError("the API token is empty: set MAGS_API_TOKEN to a secret")
     app = FastAPI(
@@ -298,6 +365,36 @@ def create_app(
         },
     )
     loops: list[MemoryLoop] = [loop] if loop is not None else []
+    samples = StatsLog(graph.settings.home / "stats") if graph is not None else None
+
+    def the_loop() -> MemoryLoop:
+        if not loops:
+            loops.append(MemoryLoop(graph))
+        return loops[0]
+
+    if ui:
+        if not (UI_DIST / "index.html").is_file():
+            raise InvalidInputError(
+                f"the web UI is not built ({UI_DIST} is missing): run `make setup`, or "
+                "`npm ci --prefix mags_langgraph/ui && npm run build --prefix mags_langgraph/ui`"
+            )
+        app.mount("/ui", StaticFiles(directory=UI_DIST, html=True), name="ui")
+
+        # a plain route: the app's token check is for the API, not the page's address
+        app.add_route("/", lambda request: RedirectResponse("/ui/"), include_in_schema=False)
+
+    @app.middleware("http")
+    async def _sample(request: Request, call_next: Any) -> Any:
+        """A stats sample after a change (rate-limited; at once after maintenance or a
+        rollback): the UI's charts over time."""
+        response = await call_next(request)
+        found = _NS_PATH.match(request.url.path)
+        if samples and found and request.method != "GET" and response.status_code < 300:
+            path = request.url.path
+            force = path.endswith(("/maintenance", "/restore"))
+            ns = unquote(found.group(1))
+            await run_in_threadpool(_quietly, samples.record, graph, ns, force=force)
+        return response
 
     @app.exception_handler(MagsError)
     def _mags_error(request: Request, e: MagsError) -> JSONResponse:
@@ -334,13 +431,19 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 100,
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> MemoryList:
-        """Memories of the namespace, newest first; the filters read at most the newest
-        20,000."""
-        if speaker is None and since is None and until is None:
-            listed = graph.list(ns, block, limit, offset)
-        else:
-            listed = _filtered(graph, ns, block, speaker, since, until, limit, offset)
+        """Memories of the namespace, newest first."""
+        listed = graph.list(ns, block, limit, offset, speaker=speaker, since=since, until=until)
         return MemoryList(memories=[MemoryRecord.of(m) for m in listed])
+
+    @app.get(one + "/graph", tags=["memories"])
+    def view(
+        ns: Ns,
+        limit: Annotated[int, Query(ge=1, le=VIEW_MAX, description="Memories at most.")] = 2000,
+    ) -> GraphView:
+        """The graph as a person looks at it: the memories that matter most (permanent,
+        then by importance, then newest), the entities they name and the edges among them
+        (a liquid edge with its weight now)."""
+        return graph.view(ns, limit)
 
     @app.get(one + "/memories/{memory_id}", tags=["memories"])
     def memory(
@@ -396,18 +499,34 @@ def create_app(
     def recall(ns: Ns, body: RecallIn) -> RecallHits:
         """What the memory recalls for a question: matches and what the walk reached from
         them, each with its path. Recalling strengthens what it finds."""
-        hits = graph.recall(
+        hits = _tuned(graph, body.settings).recall(
             ns, body.query, body.k, body.blocks, body.as_of, history=body.history,
             asker=body.asker, min_similarity=body.min_similarity,
         )  # fmt: skip
         return RecallHits(hits=[_recall_hit(h) for h in hits])
 
+    @app.post(one + "/chat", tags=["write"])
+    def chat(ns: Ns, body: ChatIn) -> ChatOut:
+        """One chat turn through the memory loop: recall, answer, then the message and its
+        facts stored (the answer is null if the model failed; the message is stored)."""
+        thread: list[BaseMessage] = [
+            HumanMessage(t.text) if t.speaker == "user" else AIMessage(t.text) for t in body.thread
+        ]
+        said = [(ns if t.speaker == "user" else "assistant", t.text) for t in body.thread]
+        done = the_loop().turn(ns, body.message, session=body.session, thread=said, messages=thread)
+        stored = remembered(done) if done.context.episode_id else None
+        return ChatOut(
+            answer=done.answer, error=done.error,
+            recalled=[_recall_hit(h) for h in done.context.memories],
+            episode_id=done.context.episode_id,
+            written=stored.facts if stored else [],
+            facts_error=stored.facts_error if stored else None,
+        )  # fmt: skip
+
     @app.post(one + "/remember", tags=["write"])
     def remember(ns: Ns, body: RememberIn) -> Remembered:
         """Store a turn the user said and the facts it states (through the memory loop)."""
-        if not loops:
-            loops.append(MemoryLoop(graph))
-        return remembered(loops[0].remember(ns, body.text, session=body.session))
+        return remembered(the_loop().remember(ns, body.text, session=body.session))
 
     @app.post(one + "/facts", tags=["write"])
     def add_fact(ns: Ns, body: FactIn) -> FactStored:
@@ -420,11 +539,40 @@ def create_app(
         """Nodes per label and edges per type (with their mean weight), now."""
         return Stats.model_validate(graph.stats(ns))
 
+    @app.get(one + "/stats/history", tags=["maintenance"])
+    def stats_history(
+        ns: Ns, limit: Annotated[int, Query(ge=1, le=HISTORY_MAX)] = HISTORY_MAX
+    ) -> StatsHistory:
+        """Samples of the namespace's size and weights over time (taken after the changes
+        made through this API, and now), oldest first."""
+        assert samples is not None
+        samples.record(graph, ns)
+        return StatsHistory(samples=samples.history(ns, limit))
+
+    @app.get(one + "/settings", tags=["maintenance"])
+    def knobs(ns: Ns) -> Knobs:
+        """The settings a recall or a maintenance pass may change for one call, with the
+        store's values and their bounds."""
+        return Knobs(
+            settings=[_knob(name, group, graph.settings) for name, group in TUNABLE.items()]
+        )
+
     @app.post(one + "/maintenance", tags=["maintenance"])
     def maintain(ns: Ns, body: Annotated[MaintainIn | None, Body()] = None) -> MaintenanceReport:
         """Run a maintenance pass (prune, consolidate, forget) now; returns what changed."""
         opts = body or MaintainIn()
-        return graph.maintain(ns, capacity=opts.capacity, full=opts.full, kcore=opts.kcore)
+        return _tuned(graph, opts.settings).maintain(
+            ns, capacity=opts.capacity, full=opts.full, kcore=opts.kcore
+        )
+
+    @app.post(one + "/maintenance/preview", tags=["maintenance"])
+    def preview(ns: Ns, body: Annotated[MaintainIn | None, Body()] = None) -> MaintenancePreview:
+        """What a maintenance pass would do now (with the settings sent, or the store's),
+        rehearsed and rolled back: nothing changes."""
+        opts = body or MaintainIn()
+        return _tuned(graph, opts.settings).preview_maintenance(
+            ns, capacity=opts.capacity, full=opts.full
+        )
 
     @app.get(one + "/snapshots", tags=["snapshots"])
     def snapshots(ns: Ns) -> Snapshots:
@@ -457,47 +605,42 @@ def create_app(
     return app
 
 
+def _tuned(graph: LiquidGraph, settings: dict[str, float | None] | None) -> LiquidGraph:
+    return graph.tuned(**settings) if settings else graph
+
+
+def _knob(name: str, group: Literal["recall", "maintenance"], settings: GraphSettings) -> Knob:
+    field = GraphSettings.model_fields[name]
+    bounds: dict[str, float] = {}
+    for rule in field.metadata:
+        for key, side in (
+            ("ge", "minimum"),
+            ("gt", "minimum"),
+            ("le", "maximum"),
+            ("lt", "maximum"),
+        ):
+            if getattr(rule, key, None) is not None:
+                bounds[side] = float(getattr(rule, key))
+    kind = "int" if "int" in str(field.annotation) else "float"
+    return Knob(
+        name=name, value=getattr(settings, name), description=field.description or name,
+        kind=kind, group=group, nullable="None" in str(field.annotation), **bounds,
+    )  # fmt: skip
+
+
+def _quietly(record: Any, *args: Any, **kw: Any) -> None:
+    """A stats sample is a nicety: its failure never fails the request that changed things."""
+    try:
+        record(*args, **kw)
+    except MagsError as e:
+        log.warning("no stats sample: %s", e)
+
+
 def _recall_hit(h: Recalled) -> RecallHit:
     return RecallHit(
         **found(h).model_dump(), relevance=round(h.relevance, 4),
         activation=round(h.activation, 4), anchor=h.anchor, path=h.path,
     )  # fmt: skip
-
-
-def _filtered(
-    graph: LiquidGraph,
-    ns: str,
-    block: Block,
-    speaker: str | None,
-    since: datetime | None,
-    until: datetime | None,
-    limit: int,
-    offset: int,
-) -> list[Memory]:
-    """A page of the memories that pass the filters, newest first (of the newest
-    ``SCAN_MAX``)."""
-    start = None if since is None else _epoch(since)
-    end = None if until is None else _epoch(until)
-    kept: list[Memory] = []
-    page = MAX_LIMIT
-    for at in range(0, SCAN_MAX, page):
-        batch = graph.list(ns, block, page, at)
-        for m in batch:
-            when = memory_time(m) or m.created_at
-            if speaker is not None and m.speaker != speaker:
-                continue
-            if start is not None and (when is None or when < start):
-                continue
-            if end is not None and (when is None or when >= end):
-                continue
-            kept.append(m)
-        if len(kept) >= offset + limit or len(batch) < page:
-            break
-    return kept[offset : offset + limit]
-
-
-def _epoch(when: datetime) -> float:
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 def _snapshot_dir(graph: LiquidGraph, ns: str) -> Path:
@@ -521,21 +664,17 @@ def openapi_text() -> str:
 
 
 def serve(
-    graph: LiquidGraph,
-    loop: MemoryLoop | None = None,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8765,
-    token: str | None = None,
+    app: FastAPI, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
 ) -> None:
-    """Run the API until stopped; refuses a non-loopback address without a token."""
+    """Run ``app`` (``create_app``) until stopped; refuses a non-loopback address without
+    a token."""
     if not is_loopback(host) and not token:
         raise InvalidInputError(
             f"{host} is not loopback: set MAGS_API_TOKEN (or --token) so requests must carry it"
         )
     import uvicorn
 
-    uvicorn.run(create_app(graph, loop, token), host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 def main(argv: list[str] | None = None) -> int:

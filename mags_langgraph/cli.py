@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import uuid
+import webbrowser
 from pathlib import Path
 from typing import Annotated
 
@@ -330,7 +332,33 @@ def api(
 ) -> None:
     """Serve the memory as a REST API: /v1/namespaces/{ns}/... (schema at /openapi.json,
     docs at /docs)."""
-    from mags_langgraph.api import is_loopback, serve
+    _serve(host, port, token, home, ui=False)
+
+
+@app.command()
+def ui(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on (loopback by default)."),
+    port: int = typer.Option(8765, help="Port to listen on."),
+    token: str | None = typer.Option(
+        None,
+        envvar="MAGS_API_TOKEN",
+        help="Bearer token every API request must carry; required off loopback.",
+    ),
+    open_browser: bool = typer.Option(
+        True, "--open/--no-open", help="Open the UI in the default browser."
+    ),
+    home: HomeOpt = None,
+) -> None:
+    """See and steer the memory in the browser: the graph, recall and its walk, edits,
+    knobs with a maintenance preview, snapshots, charts and a chat (the REST API beside)."""
+    _serve(host, port, token, home, ui=True, open_browser=open_browser)
+
+
+def _serve(
+    host: str, port: int, token: str | None, home: Path | None, *, ui: bool,
+    open_browser: bool = False,
+) -> None:  # fmt: skip
+    from mags_langgraph.api import create_app, is_loopback, serve
     from mags_langgraph.loop import MemoryLoop
 
     if not is_loopback(host) and not token:  # before the store opens
@@ -338,14 +366,20 @@ def api(
             f"{host} is not loopback: set MAGS_API_TOKEN (or --token) so requests must carry it"
         )
     with LiquidGraph(_settings(home)) as graph:
-        llms = _models(console, graph)  # only remember may need a model (engram, reconcile)
+        llms = _models(console, graph)  # remember and chat may need a model
+        loop = MemoryLoop(graph, llms)  # type: ignore[arg-type]
+        app_ = create_app(graph, loop, token, ui=ui)
         auth = "bearer token required" if token else "no token"
+        where = f"http://{host}:{port}"
         console.print(
-            f"MAGS REST API ({graph.backend.describe}) on http://{host}:{port}/v1 ({auth})",
-            soft_wrap=True,
+            f"MAGS REST API ({graph.backend.describe}) on {where}/v1 ({auth})", soft_wrap=True
         )
+        if ui:
+            console.print(f"MAGS UI on [bold]{where}/ui/[/] (Ctrl-C stops)", soft_wrap=True)
+            if open_browser:
+                threading.Timer(1.0, webbrowser.open, [f"{where}/ui/"]).start()
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises Ctrl-C after its shutdown
-            serve(graph, MemoryLoop(graph, llms), host=host, port=port, token=token)  # type: ignore[arg-type]
+            serve(app_, host=host, port=port, token=token)
 
 
 @app.command()

@@ -7,9 +7,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -192,7 +194,8 @@ def test_filters(graph: LiquidGraph, client: TestClient, ns: str):
     assert texts(since=since) == {"Bo: hi", "Ana: bye"}
     assert texts(since=since, until=until) == {"Bo: hi"}
     assert texts(speaker="ana", until=until) == {"Ana: hello"}
-    assert len(texts(speaker="ana", limit=1)) == 1
+    first, second = texts(speaker="ana", limit=1), texts(speaker="ana", limit=1, offset=1)
+    assert len(first) == len(second) == 1 and first | second == {"Ana: hello", "Ana: bye"}
 
 
 def test_snapshots_and_maintenance(client: TestClient, ns: str):
@@ -213,6 +216,82 @@ def test_snapshots_and_maintenance(client: TestClient, ns: str):
     assert report["ns"] == ns
     assert report["full"] is True
     assert report["visited"] > 0
+
+
+def test_graph_view_knobs_and_a_maintenance_preview(client: TestClient, ns: str):
+    v1 = f"/v1/namespaces/{ns}"
+    for text in ("I live in Lisbon.", "I moved to Porto.", "My cat is called Tom."):
+        ok(client.post(f"{v1}/remember", json={"text": text}))
+    view = ok(client.get(f"{v1}/graph"))
+    kinds = {n["kind"] for n in view["nodes"]}
+    assert kinds == {"episode", "fact", "entity"}
+    lisbon = next(n for n in view["nodes"] if n["kind"] == "fact" and n["object"] == "Lisbon")
+    assert lisbon["current"] is False
+    ids = {n["id"] for n in view["nodes"]}
+    assert all(e["source"] in ids and e["target"] in ids for e in view["edges"])
+    assert "SUPERSEDES" in {e["type"] for e in view["edges"]}
+    assert "limit" in failed(client.get(f"{v1}/graph", params={"limit": 0}), 422)
+
+    knobs = {k["name"]: k for k in ok(client.get(f"{v1}/settings"))["settings"]}
+    assert knobs["walk_depth"]["kind"] == "int" and knobs["walk_depth"]["group"] == "recall"
+    assert knobs["walk_depth"]["minimum"] == 0
+    assert knobs["w_min"]["group"] == "maintenance" and knobs["w_min"]["maximum"] == 1
+    assert knobs["capacity"]["nullable"] is True
+
+    flat = ok(
+        client.post(
+            f"{v1}/recall", json={"query": "Where do I live?", "settings": {"walk_depth": 0}}
+        )
+    )
+    assert flat["hits"] and all(not h["path"] for h in flat["hits"])
+    bad = failed(client.post(f"{v1}/recall", json={"query": "x", "settings": {"home": 1}}), 422)
+    assert "tunable" in bad
+
+    before = ok(client.get(f"{v1}/memories", params={"limit": 100}))["memories"]
+    preview = ok(client.post(f"{v1}/maintenance/preview", json={"full": True, "capacity": 2}))
+    assert preview["report"]["capacity_dropped"] == len(before) - 2
+    assert len(preview["forgotten"]) == len(before) - 2
+    after = ok(client.get(f"{v1}/memories", params={"limit": 100}))["memories"]
+    assert len(after) == len(before)  # a preview changes nothing
+    ran = ok(client.post(f"{v1}/maintenance", json={"full": True, "capacity": 2}))
+    assert ran["capacity_dropped"] == len(before) - 2
+    left = {m["id"] for m in ok(client.get(f"{v1}/memories"))["memories"]}
+    assert left == {m["id"] for m in before} - set(preview["forgotten"])
+
+
+def test_stats_over_time_are_sampled_after_changes(client: TestClient, ns: str):
+    v1 = f"/v1/namespaces/{ns}"
+    ok(client.post(f"{v1}/remember", json={"text": "I live in Lisbon."}))
+    ok(client.post(f"{v1}/maintenance", json={"full": True}))  # a sample at once
+    samples = ok(client.get(f"{v1}/stats/history"))["samples"]
+    assert len(samples) >= 2
+    assert samples[-1]["nodes"]["Episode"] == 1 and samples[-1]["nodes"]["Fact"] == 1
+    assert len(samples[-1]["weights"]) == 10
+    assert sum(samples[-1]["weights"]) == ok(client.get(f"{v1}/stats"))["edges"]["ASSOC"]["count"]
+
+
+def test_chat_stores_the_turn_even_when_the_model_is_down(graph: LiquidGraph, ns: str):
+    dead = AgentSettings(
+        engram="rules", reconcile="rules", llm_base_url="http://127.0.0.1:9/v1", llm_api_key="x"
+    )
+    client = TestClient(create_app(graph, MemoryLoop(graph, settings=dead)))
+    v1 = f"/v1/namespaces/{ns}"
+    ok(client.post(f"{v1}/remember", json={"text": "My dog is called Rex."}))
+    out = ok(client.post(f"{v1}/chat", json={"message": "I live in Leeds. What is my dog called?"}))
+    assert out["answer"] is None and out["error"]
+    assert "Rex" in " ".join(h["text"] for h in out["recalled"])
+    assert [(f["predicate"], f["object"]) for f in out["written"]] == [("lives_in", "Leeds")]
+    stored = ok(client.get(f"{v1}/memories/{out['episode_id']}"))["memory"]
+    assert stored["text"] == "I live in Leeds. What is my dog called?"
+    assert "message" in failed(client.post(f"{v1}/chat", json={"message": ""}), 422)
+
+
+def test_the_ui_is_served_without_a_token_and_its_api_still_needs_one(graph: LiquidGraph, ns: str):
+    secured = TestClient(create_app(graph, token=TOKEN, ui=True))
+    page = secured.get("/ui/")
+    assert page.status_code == 200 and "<html" in page.text.lower()
+    assert secured.get("/", follow_redirects=False).headers["location"] == "/ui/"
+    failed(secured.get(f"/v1/namespaces/{ns}/graph"), 401)
 
 
 def test_bearer_token(graph: LiquidGraph, ns: str):
@@ -242,3 +321,38 @@ def test_cli_refuses_a_public_address_without_a_token(tmp_path: Path):
     assert "not loopback" in done.stdout + done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert not (tmp_path / "snapshots").exists()
+
+
+def test_mags_ui_serves_the_page_and_the_api(tmp_path: Path):
+    from test_mcp import env_for, free_port
+
+    home, port = tmp_path / "home", free_port()
+    log = (tmp_path / "ui.log").open("w")
+    server = subprocess.Popen(
+        [MAGS, "ui", "--no-open", "--port", str(port), "--home", str(home)],
+        stdout=log, stderr=subprocess.STDOUT, env=env_for(home),
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        page = _first_answer(f"{base}/ui/", server, tmp_path / "ui.log")
+        assert page.status_code == 200 and "<html" in page.text.lower()
+        assert httpx.get(f"{base}/v1/namespaces").json() == {"namespaces": []}
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+        log.close()
+        subprocess.run([MAGS, "engine", "stop", "--home", str(home)], env=env_for(home),
+                       capture_output=True, timeout=120)  # fmt: skip
+    assert "Traceback" not in (tmp_path / "ui.log").read_text()
+
+
+def _first_answer(url: str, server: subprocess.Popen, log: Path) -> httpx.Response:
+    """The first answer of a server that is starting (it must not exit first)."""
+    for _ in range(600):
+        if server.poll() is not None:
+            pytest.fail(f"mags ui exited ({server.returncode}): {log.read_text()}")
+        try:
+            return httpx.get(url)
+        except httpx.TransportError:
+            time.sleep(0.2)
+    pytest.fail(f"mags ui never answered: {log.read_text()}")
