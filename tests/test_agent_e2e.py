@@ -46,6 +46,13 @@ def test_a_fact_is_carried_into_the_next_session_on_the_local_server(graph, ns, 
     assert llms.usage.totals()["calls"] - before <= 4  # two turns, at most two calls each
 
 
+# the model's part does not depend on the engine, and is most of these tests' time (a minute
+# or more each on Neo4j here): they run on the embedded store; the path of the facts into the
+# graph is the one every engine's tests take (test_agent_loop, test_bad_input)
+ONE_ENGINE = pytest.mark.parametrize("graph", ["arcadedb"], indirect=True)
+
+
+@ONE_ENGINE
 def test_the_tiny_models_own_triplets_never_corrupt_the_graph(graph, ns, llms):
     """engram="llm" on SmolLM2-135M: whatever it emits, the turn is stored and only
     well-formed, plausible facts (or none) are written."""
@@ -72,6 +79,7 @@ def test_the_tiny_models_own_triplets_never_corrupt_the_graph(graph, ns, llms):
         assert p["subject"].strip() and p["predicate"].strip() and p["object"].strip()
 
 
+@ONE_ENGINE
 def test_the_engram_role_names_only_what_the_turn_or_the_user_names(graph, ns, llms, monkeypatch):
     """engram="llm", grounded (the default): the server is held to the turn's phrases, the
     user's name and the date, so even the tiny base model invents no entity."""

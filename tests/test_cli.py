@@ -128,6 +128,12 @@ def test_ingest_then_search_and_recall(tmp_path):
     assert "allergic to peanuts" in recalled
 
 
+@pytest.fixture(scope="module")
+def errors_home(tmp_path_factory) -> Path:
+    """One home for the error cases: its engine starts once, not once per case."""
+    return tmp_path_factory.mktemp("errors") / "home"
+
+
 @pytest.mark.parametrize(
     "args, says",
     [
@@ -147,14 +153,14 @@ def test_ingest_then_search_and_recall(tmp_path):
         (["recall", "sam", "q", "--min-similarity", "3"], "min_similarity must be a cosine"),
     ],
 )
-def test_an_error_is_one_clear_line(tmp_path, args, says):
+def test_an_error_is_one_clear_line(tmp_path, errors_home, args, says):
     mags = str(Path(sys.executable).parent / "mags")
     (tmp_path / "list.json").write_text("[1, 2]")
     (tmp_path / "session.json").write_text('{"sessions": [{"id": "s1", "turns": "hi"}]}')
     (tmp_path / "broken.json").write_text('{"sessions": [')
     args = [a.format(tmp=tmp_path) for a in args]
     out = subprocess.run(
-        [mags, *args, "--home", str(tmp_path / "home")],
+        [mags, *args, "--home", str(errors_home)],
         capture_output=True,
         text=True,
         timeout=300,

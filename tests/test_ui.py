@@ -278,11 +278,32 @@ def test_ui_end_to_end(graph: LiquidGraph, ns: str, browser: Browser, tmp_path: 
         assert status(base, ns, ids["cat"]) == 404
         assert count(f"magsUI.cy.getElementById('{ids['acme']}').length") == 1
 
-        # the maintenance preview (nothing changes) and the charts
+        # edit a memory's text: stored, and shown
+        page.evaluate("(id) => window.magsUI.showDetails(id)", ids["acme"])
+        page.wait_for_selector(f"#details code:text-is('{ids['acme']}')")
+        page.click("#edit-btn")
+        page.fill("#edit-text", "I work at Initech as an engineer.")
+        page.click("#save-edit")
+        page.wait_for_selector("#detail-text:text-is('I work at Initech as an engineer.')")
+        edited = httpx.get(f"{api}/memories/{ids['acme']}").json()["memory"]["text"]
+        assert edited == "I work at Initech as an engineer."
+
+        # the maintenance preview under a capacity marks what would go and changes nothing;
+        # running it forgets exactly those
         page.click("button[data-tab=maintenance]")
+        held = len(httpx.get(f"{api}/memories", params={"limit": 100}).json()["memories"])
+        page.fill("#capacity", str(held - 2))
         page.click("#preview-btn")
         page.wait_for_selector("#maintenance-report tr[data-key=visited]")
-        assert status(base, ns, ids["acme"]) == 200
+        doomed = set(count("magsUI.cy.nodes('.doomed').map(n => n.id())"))
+        assert len(doomed) == 2
+        assert all(status(base, ns, d) == 200 for d in doomed)
+        before = loads(page)
+        page.click("#maintain-btn")
+        page.click("#modal-ok")
+        reloaded_after(page, before)
+        assert all(status(base, ns, d) == 404 for d in doomed)
+        page.fill("#capacity", "")
         page.click("button[data-tab=charts]")
         page.wait_for_selector("#chart-size svg")
         page.wait_for_selector("#chart-weights svg")

@@ -18,7 +18,7 @@ from graph_db.text import entity_key
 pytestmark = pytest.mark.adversarial
 FULL = os.environ.get("MAGS_ADVERSARIAL") == "full"
 RUN = settings(
-    max_examples=400 if FULL else 40,
+    max_examples=400 if FULL else 20,
     derandomize=not FULL,
     deadline=None,
     database=None,
