@@ -111,3 +111,28 @@ def test_the_engram_role_names_only_what_the_turn_or_the_user_names(graph, ns, l
         enum = schema["$defs"]["Triplet"]["properties"]["object"]["enum"]
         assert "Leeds" in enum or "Radiohead" in enum
         assert set(enum) <= {*turn_phrases(text), ns, datetime.now(UTC).date().isoformat()}
+
+
+@ONE_ENGINE
+def test_the_rest_chat_answers_on_the_local_server_and_remembers(graph, ns, llms):
+    """The UI's chat pane: a turn through POST /chat on the real local model (the answer
+    is the model's; the facts are the patterns', AgentSettings.engram="auto")."""
+    from fastapi.testclient import TestClient
+
+    from mags_langgraph.api import create_app
+    from mags_langgraph.loop import MemoryLoop
+
+    client = TestClient(create_app(graph, MemoryLoop(graph, llms, llms.settings)))
+    chat = f"/v1/namespaces/{ns}/chat"
+    first = client.post(chat, json={"message": "My dog is called Biscuit."}).json()
+    assert first["error"] is None and first["answer"].strip()
+    assert [(f["predicate"], f["object"]) for f in first["written"]] == [("dog_name", "Biscuit")]
+    thread = [
+        {"speaker": "user", "text": "My dog is called Biscuit."},
+        {"speaker": "assistant", "text": first["answer"]},
+    ]
+    second = client.post(
+        chat, json={"message": "What is my dog called?", "session": "s2", "thread": thread}
+    ).json()
+    assert second["error"] is None and second["answer"].strip()
+    assert any("Biscuit" in h["text"] for h in second["recalled"])
