@@ -49,6 +49,15 @@ console = Console()
 HomeOpt = Annotated[
     Path | None, typer.Option("--home", help="MAGS home (default: MAGS_HOME or the user data dir).")
 ]
+HostOpt = Annotated[str, typer.Option(help="Address to listen on (loopback by default).")]
+PortOpt = Annotated[int, typer.Option(help="Port to listen on.")]
+TokenOpt = Annotated[
+    str | None,
+    typer.Option(
+        envvar="MAGS_API_TOKEN",
+        help="Bearer token every request must carry; required off loopback.",
+    ),
+]
 DEMO_USER = "maya"
 KOpt = Annotated[int, typer.Option("--k", "-k", help="How many memories at most.")]
 BlocksOpt = Annotated[str, typer.Option(help="episodic (what was said), semantic (facts) or both.")]
@@ -321,14 +330,7 @@ def mcp(
 
 @app.command()
 def api(
-    host: str = typer.Option("127.0.0.1", help="Address to listen on (loopback by default)."),
-    port: int = typer.Option(8765, help="Port to listen on."),
-    token: str | None = typer.Option(
-        None,
-        envvar="MAGS_API_TOKEN",
-        help="Bearer token every request must carry; required off loopback.",
-    ),
-    home: HomeOpt = None,
+    host: HostOpt = "127.0.0.1", port: PortOpt = 8765, token: TokenOpt = None, home: HomeOpt = None
 ) -> None:
     """Serve the memory as a REST API: /v1/namespaces/{ns}/... (schema at /openapi.json,
     docs at /docs)."""
@@ -337,16 +339,12 @@ def api(
 
 @app.command()
 def ui(
-    host: str = typer.Option("127.0.0.1", help="Address to listen on (loopback by default)."),
-    port: int = typer.Option(8765, help="Port to listen on."),
-    token: str | None = typer.Option(
-        None,
-        envvar="MAGS_API_TOKEN",
-        help="Bearer token every API request must carry; required off loopback.",
-    ),
-    open_browser: bool = typer.Option(
-        True, "--open/--no-open", help="Open the UI in the default browser."
-    ),
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8765,
+    token: TokenOpt = None,
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="Open the UI in the default browser.")
+    ] = True,
     home: HomeOpt = None,
 ) -> None:
     """See and steer the memory in the browser: the graph, recall and its walk, edits,
