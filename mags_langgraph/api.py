@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import logging
 import re
 import sys
 from datetime import UTC, datetime
@@ -26,7 +25,6 @@ from urllib.parse import quote, unquote
 
 from fastapi import Body, Depends, FastAPI, Query, Request
 from fastapi import Path as PathParam
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -69,7 +67,6 @@ from mags_langgraph.records import (
 )
 from mags_langgraph.stats_log import HISTORY_MAX, StatsLog, StatsSample
 
-log = logging.getLogger(__name__)
 API_VERSION = "1.0"
 MAX_LIMIT = 1000  # the most memories one page lists
 OPENAPI_PATH = Path(__file__).resolve().parent.parent / "docs" / "openapi.json"
@@ -78,6 +75,7 @@ _SNAPSHOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 UI_DIST = Path(__file__).resolve().parent / "ui" / "dist"
 _NS_PATH = re.compile(r"^/v1/namespaces/([^/]+)/")
+_READS = ("/search", "/recall", "/maintenance/preview", "/snapshots")  # POSTs that change nothing
 
 Block = Literal["episodic", "semantic", "both"]
 Ns = Annotated[str, PathParam(description="The namespace (a user or agent id).")]
@@ -385,15 +383,13 @@ def create_app(
 
     @app.middleware("http")
     async def _sample(request: Request, call_next: Any) -> Any:
-        """A stats sample after a change (rate-limited; at once after maintenance or a
-        rollback): the UI's charts over time."""
+        """A stats sample after a change (in the background, rate-limited; at once after
+        maintenance or a rollback): the UI's charts over time."""
         response = await call_next(request)
-        found = _NS_PATH.match(request.url.path)
-        if samples and found and request.method != "GET" and response.status_code < 300:
-            path = request.url.path
+        path, found = request.url.path, _NS_PATH.match(request.url.path)
+        if samples and found and _changes(request.method, path) and response.status_code < 300:
             force = path.endswith(("/maintenance", "/restore"))
-            ns = unquote(found.group(1))
-            await run_in_threadpool(_quietly, samples.record, graph, ns, force=force)
+            samples.record_later(graph, unquote(found.group(1)), force=force)
         return response
 
     @app.exception_handler(MagsError)
@@ -546,6 +542,7 @@ def create_app(
         """Samples of the namespace's size and weights over time (taken after the changes
         made through this API, and now), oldest first."""
         assert samples is not None
+        samples.flush()
         samples.record(graph, ns)
         return StatsHistory(samples=samples.history(ns, limit))
 
@@ -628,12 +625,9 @@ def _knob(name: str, group: Literal["recall", "maintenance"], settings: GraphSet
     )  # fmt: skip
 
 
-def _quietly(record: Any, *args: Any, **kw: Any) -> None:
-    """A stats sample is a nicety: its failure never fails the request that changed things."""
-    try:
-        record(*args, **kw)
-    except MagsError as e:
-        log.warning("no stats sample: %s", e)
+def _changes(method: str, path: str) -> bool:
+    """Whether a request changes what a namespace holds (a read sent as POST does not)."""
+    return method != "GET" and not path.endswith(_READS)
 
 
 def _recall_hit(h: Recalled) -> RecallHit:

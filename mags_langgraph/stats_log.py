@@ -1,20 +1,25 @@
 """A namespace's size and weights over time: one JSON line per sample in the store's home
 (``MAGS_HOME/stats/``), for the UI's charts. The REST API takes a sample after the changes
-it makes (at most one per ``every`` seconds, or at once after maintenance or a rollback)
-and when the history is asked for."""
+it makes (at most one per ``every`` seconds, or at once after maintenance or a rollback), in
+the background (a sample reads every liquid edge: never in a request's way), and when the
+history is asked for."""
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
 from pydantic import BaseModel, Field
 
-from graph_db import LiquidGraph
+from graph_db import LiquidGraph, MagsError
+
+log = logging.getLogger(__name__)
 
 HISTORY_MAX = 5_000  # the most samples one answer holds (the newest)
 
@@ -27,11 +32,36 @@ class StatsSample(BaseModel):
 
 
 class StatsLog:
-    def __init__(self, folder: Path, every: float = 5.0) -> None:
+    def __init__(self, folder: Path, every: float = 30.0) -> None:
         self.folder = folder
         self.every = every
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mags-stats")
+        self._pending: set[Future] = set()
+
+    def record_later(self, graph: LiquidGraph, ns: str, *, force: bool = False) -> None:
+        """``record`` in the background; a failure is logged, never raised."""
+        done = self._pool.submit(self._quietly, graph, ns, force)
+        with self._lock:
+            self._pending.add(done)
+        done.add_done_callback(self._settled)
+
+    def flush(self) -> None:
+        """Wait for the samples taken in the background."""
+        with self._lock:
+            pending = set(self._pending)
+        wait(pending)
+
+    def _settled(self, done: Future) -> None:
+        with self._lock:
+            self._pending.discard(done)
+
+    def _quietly(self, graph: LiquidGraph, ns: str, force: bool) -> None:
+        try:
+            self.record(graph, ns, force=force)
+        except MagsError as e:  # e.g. the namespace was just forgotten
+            log.info("no stats sample of %r: %s", ns, e)
 
     def record(self, graph: LiquidGraph, ns: str, *, force: bool = False) -> None:
         """Append a sample of ``ns`` now (unless one was taken less than ``every`` s ago)."""
