@@ -363,7 +363,7 @@ def create_app(
         },
     )
     loops: list[MemoryLoop] = [loop] if loop is not None else []
-    samples = StatsLog(graph.settings.home / "stats") if graph is not None else None
+    samples = StatsLog.of(graph) if graph is not None else None
 
     def the_loop() -> MemoryLoop:
         if not loops:

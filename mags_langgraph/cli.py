@@ -453,8 +453,11 @@ def recall(
 @app.command()
 def maintain(user: str, home: HomeOpt = None) -> None:
     """Decay, prune, consolidate and forget in USER's memory; prints what changed."""
+    from mags_langgraph.stats_log import StatsLog
+
     with _open(home) as graph:
         report = graph.maintain(user)
+        StatsLog.of(graph).record(graph, user, force=True)  # a point of the UI's charts
     table = Table(title=f"maintenance of {user!r}", title_justify="left")
     table.add_column("what")
     table.add_column("value", justify="right")

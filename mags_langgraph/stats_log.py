@@ -2,7 +2,8 @@
 (``MAGS_HOME/stats/``), for the UI's charts. The REST API takes a sample after the changes
 it makes (at most one per ``every`` seconds, or at once after maintenance or a rollback), in
 the background (a sample reads every liquid edge: never in a request's way), and when the
-history is asked for."""
+history is asked for; ``mags maintain`` takes one after its pass. A file keeps the newest
+``KEEP`` samples."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from graph_db import LiquidGraph, MagsError
 log = logging.getLogger(__name__)
 
 HISTORY_MAX = 5_000  # the most samples one answer holds (the newest)
+KEEP = 2 * HISTORY_MAX  # a file longer than this is cut back to its newest HISTORY_MAX
 
 
 class StatsSample(BaseModel):
@@ -39,6 +41,11 @@ class StatsLog:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mags-stats")
         self._pending: set[Future] = set()
+
+    @classmethod
+    def of(cls, graph: LiquidGraph) -> StatsLog:
+        """The samples of ``graph``'s home."""
+        return cls(graph.settings.home / "stats")
 
     def record_later(self, graph: LiquidGraph, ns: str, *, force: bool = False) -> None:
         """``record`` in the background; a failure is logged, never raised."""
@@ -79,8 +86,21 @@ class StatsLog:
         )
         path = self._path(ns)
         path.parent.mkdir(parents=True, exist_ok=True)
-        with self._lock, path.open("a", encoding="utf-8") as f:
-            f.write(sample.model_dump_json() + "\n")
+        with self._lock:
+            with path.open("a", encoding="utf-8") as f:
+                f.write(sample.model_dump_json() + "\n")
+                size = f.tell()
+            if size > KEEP * 200:  # about KEEP samples of ~200 bytes: count, then cut
+                self._cut(path)
+
+    def _cut(self, path: Path) -> None:
+        """Keep the newest ``HISTORY_MAX`` samples (written whole, then renamed over)."""
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if len(lines) <= KEEP:
+            return
+        spare = path.with_suffix(".tmp")
+        spare.write_text("".join(lines[-HISTORY_MAX:]), encoding="utf-8")
+        spare.replace(path)
 
     def history(self, ns: str, limit: int = HISTORY_MAX) -> list[StatsSample]:
         """The newest ``limit`` samples of ``ns``, oldest first (a torn last line skipped)."""

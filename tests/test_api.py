@@ -270,6 +270,22 @@ def test_stats_over_time_are_sampled_after_changes(client: TestClient, ns: str):
     assert sum(samples[-1]["weights"]) == ok(client.get(f"{v1}/stats"))["edges"]["ASSOC"]["count"]
 
 
+def test_a_stats_file_keeps_only_its_newest_samples(
+    graph: LiquidGraph, ns: str, tmp_path: Path, monkeypatch
+):
+    from mags_langgraph import stats_log
+
+    monkeypatch.setattr(stats_log, "KEEP", 4)
+    monkeypatch.setattr(stats_log, "HISTORY_MAX", 2)
+    samples = stats_log.StatsLog(tmp_path)
+    for n in range(1, 11):
+        graph.add_episode(ns, f"note {n}")
+        samples.record(graph, ns, force=True)
+    lines = (tmp_path / f"ns-{ns}.jsonl").read_text().splitlines()
+    assert 2 <= len(lines) <= 5  # cut back to the newest 2 whenever it grew past 4
+    assert [s.nodes["Episode"] for s in samples.history(ns)][-1] == 10
+
+
 def test_chat_stores_the_turn_even_when_the_model_is_down(graph: LiquidGraph, ns: str):
     dead = AgentSettings(
         engram="rules", reconcile="rules", llm_base_url="http://127.0.0.1:9/v1", llm_api_key="x"

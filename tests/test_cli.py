@@ -56,6 +56,8 @@ def test_demo_carries_a_fact_into_session_two_and_reconciles_a_move(tmp_path, en
     assert "maya lives in Berlin" not in recalled  # superseded: history, not an answer
     report = _run(mags, "maintain", "maya", home=tmp_path, env=engine_env)
     assert "pruned edges" in report and "nodes after" in report
+    [sample] = (tmp_path / "stats" / "ns-maya.jsonl").read_text().splitlines()  # for the UI
+    assert json.loads(sample)["nodes"]["Fact"] > 0
     assert "maya" in _run(mags, "namespaces", home=tmp_path, env=engine_env)
 
 
