@@ -487,7 +487,8 @@ class LiquidGraph:
                 f"cannot tune {unknown} per call; tunable settings: {sorted(TUNABLE)}"
             )
         try:
-            settings = type(self.settings)(**{**self.settings.model_dump(), **changes})
+            # validated as a model, not built as settings: no environment or .env re-read
+            settings = type(self.settings).model_validate({**self.settings.model_dump(), **changes})
         except ValidationError as e:
             first = e.errors()[0]
             raise InvalidInputError(
@@ -564,9 +565,10 @@ class LiquidGraph:
         rows = self.backend.read("namespace_list", prefix=prefix, limit=limit, offset=offset)
         return [r["ns"] for r in rows]
 
-    def stats(self, ns: str) -> dict[str, Any]:
-        """Counts of nodes per label and edges per type (with mean weight) in ``ns``, and
-        its liquid edges by weight now (``weights``: ten bins of 0.1)."""
+    def stats(self, ns: str, *, weights: bool = False) -> dict[str, Any]:
+        """Counts of nodes per label and edges per type (with mean weight) in ``ns``; with
+        ``weights``, also its liquid edges by weight now (ten bins of 0.1: it reads every
+        liquid edge, so only who draws the distribution asks for it)."""
         ns = self._require_ns(ns)
         nodes = {"Episode": 0, "Fact": 0, "Entity": 0}  # engines differ on empty counts
         nodes |= {r["label"]: r["count"] for r in self.backend.read("stats_nodes", ns=ns)}
@@ -574,11 +576,10 @@ class LiquidGraph:
             r["type"]: {"count": r["count"], "mean_w": r["mean_w"]}
             for r in self.backend.read("stats_edges", ns=ns)
         }
-        weights = weight_bins(self.backend, self.settings, ns)
-        return {
-            "ns": ns, "nodes": nodes, "edges": edges, "weights": weights,
-            "backend": self.backend.describe,
-        }  # fmt: skip
+        out = {"ns": ns, "nodes": nodes, "edges": edges, "backend": self.backend.describe}
+        if weights:
+            out["weights"] = weight_bins(self.backend, self.settings, ns)
+        return out
 
     # -- change / delete -----------------------------------------------------------------
     def update(self, ns: str, memory_id: str, /, **changes: Any) -> Memory:

@@ -20,7 +20,7 @@ import re
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, cast, get_args
 from urllib.parse import quote, unquote
 
 from fastapi import Body, Depends, FastAPI, Query, Request
@@ -533,7 +533,7 @@ def create_app(
     @app.get(one + "/stats", tags=["maintenance"])
     def stats(ns: Ns) -> Stats:
         """Nodes per label and edges per type (with their mean weight), now."""
-        return Stats.model_validate(graph.stats(ns))
+        return Stats.model_validate(graph.stats(ns, weights=True))
 
     @app.get(one + "/stats/history", tags=["maintenance"])
     def stats_history(
@@ -618,10 +618,11 @@ def _knob(name: str, group: Literal["recall", "maintenance"], settings: GraphSet
         ):
             if getattr(rule, key, None) is not None:
                 bounds[side] = float(getattr(rule, key))
-    kind = "int" if "int" in str(field.annotation) else "float"
+    types = {field.annotation, *get_args(field.annotation)}
     return Knob(
         name=name, value=getattr(settings, name), description=field.description or name,
-        kind=kind, group=group, nullable="None" in str(field.annotation), **bounds,
+        kind="int" if int in types else "float", group=group, nullable=type(None) in types,
+        **bounds,
     )  # fmt: skip
 
 

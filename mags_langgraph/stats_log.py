@@ -77,7 +77,7 @@ class StatsLog:
             if not force and now - self._last.get(ns, -self.every) < self.every:
                 return
             self._last[ns] = now
-        stats = graph.stats(ns)
+        stats = graph.stats(ns, weights=True)
         sample = StatsSample(
             at=datetime.now(UTC).isoformat("T", "seconds"),
             nodes=stats["nodes"],

@@ -92,5 +92,5 @@ def test_stats_bin_the_liquid_edges_by_their_weight_now(graph, ns):
     _clear_assoc(graph, ns)
     a, b, c = ids
     _link(graph, ns, [(a, b, 0.95, True), (b, c, 0.45, True)])
-    weights = graph.stats(ns)["weights"]
+    weights = graph.stats(ns, weights=True)["weights"]
     assert len(weights) == 10 and weights[9] == 1 and weights[4] == 1 and sum(weights) == 2
