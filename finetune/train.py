@@ -169,6 +169,7 @@ def _run_args(config: TrainConfig, out: Path) -> dict[str, Any]:
         "output_dir": str(out),
         "logging_steps": g.logging_steps,
         "save_steps": g.save_steps,
+        "save_total_limit": 2,  # a resume needs the newest; every 4 steps x ~60 MB adds up
         "seed": g.seed,
         "use_cpu": not torch.cuda.is_available(),
         "bf16": config.model.dtype == "bfloat16",
@@ -196,6 +197,11 @@ def cold_start(model, tokenizer, examples, config: TrainConfig, peft_config, out
         per_device_train_batch_size=s.per_device_train_batch_size,
         max_steps=s.steps,
         max_length=s.max_length,
+        **(
+            {}
+            if s.gradient_checkpointing is None
+            else {"gradient_checkpointing": s.gradient_checkpointing}
+        ),
         **_run_args(config, out),
     )
     trainer = SFTTrainer(
