@@ -600,6 +600,18 @@ def engine_stop(home: HomeOpt = None) -> None:
     console.print(f"Stopped the engine of {where}." if stopped else f"No engine runs for {where}.")
 
 
+def _plugin_commands() -> None:
+    """Commands other layers add (entry point group ``mags.commands``): ``mags tune`` comes
+    from finetune, which this layer may not import."""
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="mags.commands"):
+        app.command(name=ep.name)(ep.load())
+
+
+_plugin_commands()
+
+
 def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     # the driver logs each transient conflict it retries (and then succeeds): not for a chat

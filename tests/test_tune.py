@@ -1,0 +1,132 @@
+"""mags tune: workloads, the four terms measured on a real store, a resumable study, the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from typer.testing import CliRunner
+
+from finetune.tune import workload as wl
+from finetune.tune.objective import Terms, Weights, judge, replay
+from finetune.tune.report import write_env
+from finetune.tune.space import NAMES, defaults
+from finetune.tune.study import Options, run
+from graph_db import GraphSettings, MagsError
+from graph_db.settings import TUNABLE
+
+LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
+ONE_ENGINE = pytest.mark.parametrize("graph", ["arcadedb"], indirect=True)
+
+
+def test_every_knob_is_a_setting_a_view_can_change():
+    assert set(NAMES) <= set(TUNABLE)
+    assert "capacity" not in NAMES  # a budget the user sets, not a knob to search
+    assert defaults()["walk_depth"] == GraphSettings.model_fields["walk_depth"].default
+
+
+def test_the_game_workload_holds_its_truth_and_keeps_the_held_out_world_apart():
+    work = wl.game((1,), (2,), turns=60)
+    (tune,), (held,) = work.tune, work.held_out
+    assert tune.name != held.name
+    probes = [e for e in tune.events if isinstance(e, wl.Probe)]
+    assert probes and all(p.blocks == "semantic" and p.key and p.truth for p in probes)
+    ids = [e.id for e in tune.events if isinstance(e, wl.Episode)]
+    assert len(ids) == len(set(ids)) == tune.turns
+    held_ids = {e.id for e in held.events if isinstance(e, wl.Episode)}
+    assert not held_ids & set(ids)
+    facts = [e for e in tune.events if isinstance(e, wl.Fact)]
+    assert facts and {f.source for f in facts} <= set(ids)  # each fact names its episode
+
+
+def test_locomo_holds_out_the_last_conversations_and_every_probe_has_its_evidence():
+    paths = sorted(LOCOMO.glob("conv-*.json"))
+    work = wl.locomo(paths, held_out=1)
+    assert [p.name for p in work.held_out] == [paths[-1].stem]
+    assert paths[-1].stem not in {p.name for p in work.tune}
+    for part in (*work.tune, *work.held_out):
+        ids = {e.id for e in part.events if isinstance(e, wl.Episode)}
+        probes = [e for e in part.events if isinstance(e, wl.Probe)]
+        assert probes and all(p.evidence and p.evidence <= ids for p in probes)
+    for bad in (0, len(paths)):
+        with pytest.raises(MagsError, match="--held-out"):
+            wl.locomo(paths, held_out=bad)
+
+
+def _m(id: str, block: str = "episodic", **props) -> SimpleNamespace:
+    fields = {"subject": None, "predicate": None, "object": None, "valid_to": None}
+    return SimpleNamespace(id=id, block=block, **(fields | props))
+
+
+def test_an_earlier_answer_above_the_current_one_is_not_faithful():
+    probe = wl.Probe("where is the key?", evidence=frozenset({"e2"}), stale=frozenset({"e1"}))
+    assert judge(probe, [_m("x"), _m("e2"), _m("e1")]) == (True, True, 1)
+    assert judge(probe, [_m("e1"), _m("e2")]) == (True, False, 1)
+    assert judge(probe, [_m("e1"), _m("x")]) == (False, False, 0)
+    assert judge(probe, [_m("x")]) == (False, True, 0)
+
+
+def test_a_superseded_fact_shown_is_not_faithful():
+    probe = wl.Probe(
+        "How many sides?", "semantic", key=("Vexil die", "has_sides"), truth="8", superseded=("6",)
+    )
+    kw = {"subject": "Vexil die", "predicate": "has_sides"}
+    now, old = _m("f2", "semantic", object="8", **kw), _m("f1", "semantic", object="6", **kw)
+    assert judge(probe, [now]) == (True, True, 1)
+    assert judge(probe, [now, _m("f1", "semantic", object="6", valid_to=1.0, **kw)])[1] is False
+    assert judge(probe, [old, now]) == (True, False, 1)  # a current-looking stale value above
+
+
+def test_the_loss_weighs_churn_and_size_against_the_defaults():
+    ref = Terms(10, 8, 8, 0, 100, 200, 1000, 8.0)
+    half = Terms(10, 8, 8, 0, 100, 100, 500, 8.0)
+    w = Weights(prediction=1, churn=0.1, size=0.2, unused=0.05)
+    assert w.loss(ref, ref) == pytest.approx(0.2 + 0.1 + 0.2 + 0.05 * 0.8)
+    assert w.loss(half, ref) == pytest.approx(0.2 + 0.05 + 0.1 + 0.05 * 0.8)
+
+
+def test_replay_measures_what_the_graph_holds_and_stricter_pruning_churns_more(graph, ns):
+    (part,) = wl.game((5,), (6,), turns=30).tune
+    kept = replay(graph.tuned(), ns, part, maintain_every=10)
+    stats = graph.stats(ns)
+    nodes, edges = sum(stats["nodes"].values()), sum(e["count"] for e in stats["edges"].values())
+    assert kept.size_units == 3 * nodes + edges
+    assert kept.probes == part.probes > 3
+    assert kept.accuracy >= 0.9 and kept.fidelity_errors == 0  # gold facts, current first
+    strict = replay(graph.tuned(w_min=0.6), ns + "-strict", part, maintain_every=10)
+    assert strict.churn_events > kept.churn_events  # every weak edge pruned at each pass
+    assert strict.size_units < kept.size_units
+    for n in (ns, ns + "-strict"):
+        graph.forget_namespace(n)
+
+
+@ONE_ENGINE
+def test_a_study_resumes_leaves_no_scratch_and_writes_settings_the_store_reads(graph, tmp_path):
+    work = wl.game((1,), (2,), turns=24)
+    first = run(graph, work, Options(trials=2, maintain_every=12), tmp_path, progress=False)
+    assert [t["defaults"] for t in first.trials] == [True, False]
+    assert first.trials[0]["params"] == defaults()
+    again = run(graph, work, Options(trials=3, maintain_every=12), tmp_path, progress=False)
+    assert again.study == first.study
+    assert [t["number"] for t in again.trials] == [0, 1, 2]  # one more, the rest reused
+    assert set(again.held_out) == {"defaults", "chosen"}
+    assert again.tuning["defaults"]["probes"] == work.tune[0].probes
+    assert not graph.namespaces(prefix="tune-")
+    env = tmp_path / "chosen.env"
+    outcome = again
+    outcome.chosen["changed"] = {"walk_depth": 3, "w_min": 0.0125}  # what a trial might find
+    write_env(env, outcome, work)
+    read = GraphSettings(_env_file=env)
+    assert (read.walk_depth, read.w_min) == (3, 0.0125)
+
+
+def test_the_cli_names_what_a_workload_needs(tmp_path):
+    from mags_langgraph.cli import app
+
+    result = CliRunner().invoke(app, ["tune", "locomo", "--home", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "--data" in result.output
+    result = CliRunner().invoke(app, ["tune", "game", "--seeds", "one", "--home", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "comma-separated integers" in result.output
