@@ -38,36 +38,12 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
+from finetune.data.locomo import CATEGORIES, load
 from graph_db import LiquidGraph
 
 ROOT = Path(__file__).resolve().parent
 KS = (5, 10, 25)
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 Ranker = Callable[[str], list[str]]
-
-
-def load(path: Path) -> tuple[list[dict], list[dict]]:
-    """Turns (id, speaker, text, session, ts) and the questions of categories 1-4."""
-    data = json.loads(path.read_text())
-    turns, n = [], 1
-    while f"session_{n}_date_time" in data:
-        when = datetime.strptime(data[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
-        for i, t in enumerate(data.get(f"session_{n}") or []):
-            text = t["text"]
-            if t.get("blip_caption"):
-                text += f" [shares a photo: {t['blip_caption']}]"
-            ts = when.replace(tzinfo=UTC).timestamp() + i
-            turns.append(
-                {"id": t["dia_id"], "speaker": t["speaker"], "text": text, "session": n, "ts": ts}
-            )
-        n += 1
-    ids = {t["id"] for t in turns}
-    qa = [
-        q
-        for q in data["qa"]
-        if q.get("category") in CATEGORIES and q.get("evidence") and set(q["evidence"]) & ids
-    ]
-    return turns, qa
 
 
 def bm25_ranker(turns: list[dict]) -> Ranker:

@@ -10,9 +10,7 @@ JSON files, ``textworld`` from ``finetune.data.textworld_world``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -141,25 +139,16 @@ def locomo(paths: list[Path], held_out: int) -> Workload:
 
 
 def _locomo_part(path: Path) -> Part:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise MagsError(f"cannot read the LoCoMo conversation {path}: {e}") from None
+    from finetune.data.locomo import load
+
     conv = path.stem
-    events: list[Event] = []
-    n = 1
-    while f"session_{n}_date_time" in data:
-        when = datetime.strptime(data[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y")
-        for i, t in enumerate(data.get(f"session_{n}") or []):
-            text = t["text"]
-            if t.get("blip_caption"):
-                text += f" [shares a photo: {t['blip_caption']}]"
-            ts = when.replace(tzinfo=UTC).timestamp() + i
-            events.append(Episode(f"{conv}:{t['dia_id']}", text, t["speaker"], ts, f"session_{n}"))
-        n += 1
+    turns, qa = load(path)
+    events: list[Event] = [
+        Episode(f"{conv}:{t['id']}", t["text"], t["speaker"], t["ts"], f"session_{t['session']}")
+        for t in turns
+    ]
     ids = {e.id for e in events}
-    for q in data.get("qa", []):
-        evidence = frozenset(f"{conv}:{d}" for d in q.get("evidence") or []) & ids
-        if q.get("category") in (1, 2, 3, 4) and evidence:
-            events.append(Probe(str(q["question"]), "episodic", evidence))
+    for q in qa:
+        evidence = frozenset(f"{conv}:{d}" for d in q["evidence"]) & ids
+        events.append(Probe(str(q["question"]), "episodic", evidence))
     return Part(conv, tuple(events))
