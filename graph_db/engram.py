@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from pydantic import ValidationError
 
+from graph_db import clock
 from graph_db.backends import GraphBackend, Tx
 from graph_db.embeddings import Embedder, check_vectors
 from graph_db.errors import InvalidInputError, NotFoundError
@@ -365,7 +366,7 @@ class MemoryWriter:
         ns, items, texts, vectors, views = prepared
         if not items:
             return []
-        now = time.time()
+        now = clock.now()
         rows, mentions = [], []
         for e, text, vec, view in zip(items, texts, vectors, views, strict=True):
             meta = to_json(e.metadata, "episode metadata") if e.metadata else None
@@ -447,7 +448,7 @@ class MemoryWriter:
         if not items:
             return []
         limit = self.settings.max_text_chars
-        now = time.time()
+        now = clock.now()
         metas = [to_json(f.metadata, "fact metadata") if f.metadata else None for f in items]
         prepared = []
         for f in items:

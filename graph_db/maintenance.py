@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from graph_db import clock
 from graph_db.backends import GraphBackend, Tx
 from graph_db.backends.bolt import TxBackend
 from graph_db.dynamics import DAY_S, DecayParams
@@ -253,7 +254,7 @@ class Maintainer:
         """One pass (see the module doc); ``full`` and ``kcore`` None: when due."""
         s = self.settings
         t0 = time.perf_counter()
-        now = time.time() if now is None else now
+        now = clock.now() if now is None else now
         state = _first_row(self.backend.read("namespace_maintenance", ns=ns))
         full = state.get("maintained_at") is None if full is None else full
         report = MaintenanceReport(ns=ns, full=full)

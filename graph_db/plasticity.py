@@ -16,10 +16,10 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from graph_db import clock
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DecayParams
 from graph_db.errors import InvalidInputError
@@ -59,9 +59,9 @@ class Plasticity:
         pairs = [(a, b, u) for a, b in itertools.combinations(top, 2)] if u > 0 else []
         if not returned and not pairs:
             return
+        now = clock.now()  # when the recall happened, not when the write gets its turn
 
         def work() -> None:
-            now = time.time()
             try:
                 if returned:
                     self.backend.write("memory_touch", ns=ns, ids=list(returned), now=now)
@@ -102,7 +102,7 @@ class Plasticity:
                 pairs += [(step.source, step.target, u) for step in item.path]
         useful = [(i, u) for i, u in ids if u > 0]
         pairs += [(a, b, min(ua, ub)) for (a, ua), (b, ub) in itertools.combinations(useful[:8], 2)]
-        now = time.time()
+        now = clock.now()
         self.flush()  # the recall's own trace first: the answer's reinforcement builds on it
         changed = self.hebbian(ns, pairs, now)
         if useful:

@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from graph_db import clock
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding
@@ -330,7 +330,7 @@ class Recaller:
         ``derived`` queries were derived from the others (``grounding.name_free``);
         ``asker``: who asks (``Grounding.of``); ``min_similarity``: the least similarity of a
         memory or of the anchor the walk reached it from."""
-        now = time.time()
+        now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
         cands = self.candidates(ns, queries, qv, labels, lexical=(mode == "walk"))

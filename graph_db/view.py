@@ -3,11 +3,11 @@ edges' weights in bins (the UI's picture and its charts; read-only)."""
 
 from __future__ import annotations
 
-import time
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from graph_db import clock
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DecayParams, effective_weight
 from graph_db.settings import GraphSettings
@@ -57,7 +57,7 @@ class GraphView(BaseModel):
 def graph_view(
     backend: GraphBackend, settings: GraphSettings, ns: str, limit: int, now: float | None = None
 ) -> GraphView:
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     decay = DecayParams.of(settings)
     rows = backend.read("view_nodes", ns=ns, limit=limit + 1)
     truncated = len(rows) > limit
@@ -86,7 +86,7 @@ def weight_bins(
     backend: GraphBackend, settings: GraphSettings, ns: str, now: float | None = None
 ) -> list[int]:
     """How many liquid edges of ``ns`` weigh [0, 0.1), [0.1, 0.2), ... [0.9, 1.0] now."""
-    now = time.time() if now is None else now
+    now = clock.now() if now is None else now
     decay = DecayParams.of(settings)
     bins = [0] * WEIGHT_BINS
     for r in backend.read("weights_assoc", ns=ns):

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 from test_dynamics_cypher import _clear_assoc, _link, _stored, _weights
 
-from graph_db import GraphSettings, InvalidInputError, LiquidGraph
+from graph_db import GraphSettings, InvalidInputError, LiquidGraph, clock
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
 from graph_db.reconcile import Verdict
 
@@ -323,6 +323,25 @@ def test_isolated_unimportant_memories_die_after_the_grace_period(graph, ns):
     report = graph.maintain(ns, now=time.time() + later)
     assert report.forgotten == 1
     assert [m.id for m in graph.list(ns)] == [ids[0]]  # the permanent one stays
+
+
+def test_a_replayed_turn_ages_from_its_own_event_time(graph, ns):
+    """graph_db.clock: what is written inside ``clock.at(t)`` is made at t, so a replay's
+    old turn is older than its recent one and a pass at the replay's time forgets only it
+    (without the clock both would be as old as the seconds the replay took)."""
+    t0 = T0 - 3650 * DAY_S
+    grace = graph.settings.grace_days * DAY_S
+    with clock.at(t0):
+        (old,) = _turns(graph, ns, [("x", "lonely thought")])
+    with clock.at(t0 + grace):
+        (new,) = _turns(graph, ns, [("x", "another lonely thought")])
+        _clear_assoc(graph, ns)
+        assert graph.maintain(ns).forgotten == 0  # the old one is exactly grace_days old
+    assert (graph.get(ns, old).created_at, graph.get(ns, new).created_at) == (t0, t0 + grace)
+    with clock.at(t0 + grace + 10 * DAY_S):
+        report = graph.maintain(ns)
+    assert report.forgotten == 1
+    assert [m.id for m in graph.list(ns)] == [new]
 
 
 def test_capacity_drops_the_least_important(graph, ns):

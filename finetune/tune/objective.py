@@ -10,20 +10,20 @@ The terms are the research prototype's loss, made measurable without an LLM in t
 - unused recall: the share of the k memories recalled that were not evidence (what an
   answer would be handed and not use).
 
-Time passes as the workload says: maintenance runs every ``maintain_every`` turns with its
-clock moved on by the event time elapsed since the part began, so decay and grace act on
-a conversation's months, not on the seconds the replay takes.
+Time passes as the workload says: each step runs at its event time (``graph_db.clock``),
+so a turn of month 5 is younger than one of month 1 and decay and forgetting act on a
+conversation's months, not on the seconds the replay takes. Maintenance runs every
+``maintain_every`` turns.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from finetune.tune.workload import Episode, Fact, Part, Probe
-from graph_db import LiquidGraph
+from graph_db import LiquidGraph, clock
 from graph_db.text import entity_key, predicate_key
 
 TERMS = ("prediction", "churn", "size", "unused")
@@ -107,59 +107,87 @@ def replay(
 ) -> Terms:
     """Write ``part`` into the empty namespace ``ns`` with ``graph``'s settings (a
     ``LiquidGraph.tuned`` view), asking each probe when it comes; ``ns`` is left for the
-    caller to forget."""
-    for predicate in part.single_valued:
-        graph.set_cardinality(ns, predicate, True)
-    terms = Terms(0, 0, 0, 0, part.turns, 0, 0, 0.0)
-    start_ts = next((e.ts for e in part.events if isinstance(e, Episode)), 0.0)
-    wall0 = time.time()
-    pending: list[Episode] = []
+    caller to forget. Each step runs at its event time (``graph_db.clock``)."""
+    run = _Replay(graph, ns, part, k)
     since_maintain = 0
-    last_ts = start_ts
-
-    # ids are unique across namespaces: a trial's copy of an episode gets its own
-    prefix = f"{ns}/"
-
-    def write_pending() -> None:
-        if pending:
-            graph.add_episodes(ns, [_episode_in(e, prefix) for e in pending])
-            pending.clear()
-
-    edges_before_probes: int | None = None
     for event in part.events:
         if isinstance(event, Probe):
-            write_pending()
-            if edges_before_probes is None:
-                graph.flush()
-                edges_before_probes = _edges(graph, ns)
-            _ask(graph, ns, event, k, terms, prefix)
+            run.ask(event)
             continue
-        if edges_before_probes is not None:  # a run of probes ended: what firing added
-            graph.flush()
-            terms.churn_events += max(0, _edges(graph, ns) - edges_before_probes)
-            edges_before_probes = None
-        if isinstance(event, Episode):
-            pending.append(event)
-            last_ts = event.ts
-            since_maintain += 1
-            if len(pending) >= 50:
-                write_pending()
-            if maintain_every and since_maintain >= maintain_every:
-                write_pending()
-                terms.churn_events += _maintain(graph, ns, wall0 + (last_ts - start_ts))
-                since_maintain = 0
-        elif isinstance(event, Fact):
-            write_pending()
-            graph.add_facts(ns, [_fact_in(event, prefix)])
-    write_pending()
-    if edges_before_probes is not None:
-        graph.flush()
-        terms.churn_events += max(0, _edges(graph, ns) - edges_before_probes)
+        run.probes_done()
+        if isinstance(event, Fact):
+            run.write_pending()
+            with clock.at(event.ts):
+                graph.add_facts(ns, [_fact_in(event, run.prefix)])
+            continue
+        run.pending.append(event)
+        run.last_ts = event.ts
+        since_maintain += 1
+        if len(run.pending) >= 50:
+            run.write_pending()
+        if maintain_every and since_maintain >= maintain_every:
+            run.maintain()
+            since_maintain = 0
+    run.write_pending()
+    run.probes_done()
     stats = graph.stats(ns)
     nodes = sum(stats["nodes"].values())
     edges = sum(e["count"] for e in stats["edges"].values())
-    terms.size_units = 3 * nodes + edges
-    return terms
+    run.terms.size_units = 3 * nodes + edges
+    return run.terms
+
+
+class _Replay:
+    """A replay's state: episodes waiting to be written together, the time it is, and the
+    edge count before a run of probes (what their co-firing adds is churn)."""
+
+    def __init__(self, graph: LiquidGraph, ns: str, part: Part, k: int) -> None:
+        self.graph, self.ns, self.k = graph, ns, k
+        self.terms = Terms(0, 0, 0, 0, part.turns, 0, 0, 0.0)
+        self.pending: list[Episode] = []
+        self.last_ts = next((e.ts for e in part.events if isinstance(e, Episode)), 0.0)
+        self.edges_before_probes: int | None = None
+        self.prefix = f"{ns}/"  # ids are unique across namespaces: a trial's copy gets its own
+        for predicate in part.single_valued:
+            graph.set_cardinality(ns, predicate, True)
+
+    def write_pending(self) -> None:
+        if self.pending:
+            with clock.at(self.pending[-1].ts):
+                self.graph.add_episodes(
+                    self.ns, [_episode_in(e, self.prefix) for e in self.pending]
+                )
+            self.pending.clear()
+
+    def ask(self, probe: Probe) -> None:
+        self.write_pending()
+        if self.edges_before_probes is None:
+            self.edges_before_probes = self._edges()
+        with clock.at(self.last_ts):
+            hits = self.graph.recall(self.ns, probe.question, k=self.k, blocks=probe.blocks)
+        right, faithful, useful = judge(probe, [h.memory for h in hits[: self.k]], self.prefix)
+        t = self.terms
+        t.probes += 1
+        t.hits += right
+        t.correct += right and faithful
+        t.fidelity_errors += not faithful
+        t.unused_sum += 1.0 - useful / len(hits[: self.k]) if hits else 1.0
+
+    def probes_done(self) -> None:
+        if self.edges_before_probes is not None:
+            self.terms.churn_events += max(0, self._edges() - self.edges_before_probes)
+            self.edges_before_probes = None
+
+    def maintain(self) -> None:
+        self.write_pending()
+        self.graph.flush()
+        with clock.at(self.last_ts):
+            report = self.graph.maintain(self.ns)
+        self.terms.churn_events += report.pruned_edges + report.births + report.forgotten
+
+    def _edges(self) -> int:
+        self.graph.flush()
+        return sum(e["count"] for e in self.graph.stats(self.ns)["edges"].values())
 
 
 def _episode_in(e: Episode, prefix: str) -> dict[str, Any]:
@@ -182,26 +210,6 @@ def _fact_in(f: Fact, prefix: str) -> dict[str, Any]:
     if f.source:
         out["source_episode_id"] = prefix + f.source
     return out
-
-
-def _edges(graph: LiquidGraph, ns: str) -> int:
-    return sum(e["count"] for e in graph.stats(ns)["edges"].values())
-
-
-def _maintain(graph: LiquidGraph, ns: str, now: float) -> int:
-    graph.flush()
-    report = graph.maintain(ns, now=now)
-    return report.pruned_edges + report.births + report.forgotten
-
-
-def _ask(graph: LiquidGraph, ns: str, probe: Probe, k: int, terms: Terms, prefix: str) -> None:
-    hits = graph.recall(ns, probe.question, k=k, blocks=probe.blocks)
-    right, faithful, useful = judge(probe, [h.memory for h in hits[:k]], prefix)
-    terms.probes += 1
-    terms.hits += right
-    terms.correct += right and faithful
-    terms.fidelity_errors += not faithful
-    terms.unused_sum += 1.0 - useful / len(hits[:k]) if hits else 1.0
 
 
 def judge(probe: Probe, memories: Sequence[Any], prefix: str = "") -> tuple[bool, bool, int]:
