@@ -42,6 +42,7 @@ from graph_db import (
     Verdict,
     check_label,
     check_text,
+    clock,
     is_question,
     split_text,
 )
@@ -240,7 +241,7 @@ class MemoryLoop:
                     log.warning("recall failed (%s); the turn goes on without memories", e)
         episode_id = None
         if store and message.strip():
-            turn = {"speaker": speaker or user, "session_id": session, "ts": time.time()}
+            turn = {"speaker": speaker or user, "session_id": session, "ts": clock.now()}
             if speaker == ASSISTANT:
                 turn["salience"] = ANSWER_SALIENCE
             with _timed(stages, "store_turn"):
@@ -274,7 +275,7 @@ class MemoryLoop:
             return report
         stages, user = report.stages_ms, turn.user
         if answer and answer.strip():
-            said = {"speaker": ASSISTANT, "session_id": turn.session, "ts": time.time(),
+            said = {"speaker": ASSISTANT, "session_id": turn.session, "ts": clock.now(),
                     "salience": ANSWER_SALIENCE}  # fmt: skip
             with _timed(stages, "store_answer"):
                 report.answer_id = yield from self._store(user, answer, said)
@@ -345,7 +346,7 @@ class MemoryLoop:
         role's queries for it (pronouns resolved from the thread's last turns)."""
         if self.settings.recall_queries != "llm":
             return [message]
-        today = datetime.now(UTC).date().isoformat()
+        today = datetime.fromtimestamp(clock.now(), UTC).date().isoformat()
         turn = prompts.recall_input(message, date=today, history=thread[-PLAN_HISTORY:])
         prompt = [SystemMessage(prompts.RECALL_PLAN.format(user=user)), HumanMessage(turn)]
         try:
@@ -390,7 +391,7 @@ class MemoryLoop:
         """System prompt with the numbered memories, then the conversation so far."""
         system = prompts.RESPOND.format(
             user=user,
-            today=datetime.now(UTC).strftime("%Y-%m-%d"),
+            today=datetime.fromtimestamp(clock.now(), UTC).strftime("%Y-%m-%d"),
             memories=prompts.memory_lines(memories),
         )
         return [SystemMessage(system), *history]
@@ -461,7 +462,7 @@ class MemoryLoop:
     def _by_model(self, user: str, message: str) -> Steps[Extraction]:
         try:
             facts = yield from call(self.current_facts, user, message)
-            today = datetime.now(UTC).date().isoformat()
+            today = datetime.fromtimestamp(clock.now(), UTC).date().isoformat()
             turn = prompts.engram_input(message, speaker=user, date=today, facts=facts)
             prompt = [SystemMessage(prompts.ENGRAM.format(user=user)), HumanMessage(turn)]
             retries = self.settings.engram_retries
