@@ -107,9 +107,16 @@ def test_a_study_resumes_leaves_no_scratch_and_writes_settings_the_store_reads(g
     first = run(graph, work, Options(trials=2, maintain_every=12), tmp_path, progress=False)
     assert [t["defaults"] for t in first.trials] == [True, False]
     assert first.trials[0]["params"] == defaults()
+    import optuna
+
+    stored = optuna.load_study(study_name=first.study, storage=f"sqlite:///{first.storage}")
+    stored.ask()  # a run killed in the middle of trial 2: it stays "running" in the file
     again = run(graph, work, Options(trials=3, maintain_every=12), tmp_path, progress=False)
     assert again.study == first.study
-    assert [t["number"] for t in again.trials] == [0, 1, 2]  # one more, the rest reused
+    assert [t["number"] for t in again.trials] == [0, 1, 3]  # one more, the rest reused
+    states = [t.state.name for t in optuna.load_study(
+        study_name=first.study, storage=f"sqlite:///{first.storage}").trials]  # fmt: skip
+    assert states == ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE"]
     assert set(again.held_out) == {"defaults", "chosen"}
     assert again.tuning["defaults"]["probes"] == work.tune[0].probes
     assert not graph.namespaces(prefix="tune-")

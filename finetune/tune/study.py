@@ -147,7 +147,11 @@ def run(
         trial.set_user_attr("terms", _total(so_far).summary())
         return loss
 
-    done = len([t for t in study.trials if t.state.is_finished()])
+    for t in study.trials:  # a run killed mid-trial left it running: it never will again
+        if t.state == optuna.trial.TrialState.RUNNING:
+            study.tell(t.number, state=optuna.trial.TrialState.FAIL)
+    counted = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    done = len([t for t in study.trials if t.state in counted])
     todo = max(0, options.trials - done)
     if todo:
         say(f"Study {name}: {done} trial(s) done, running {todo} more ...")
@@ -162,16 +166,20 @@ def run(
         )
         study.set_user_attr("held_out_defaults", _dump(_total(held)))
     held_defaults = _load(study.user_attrs["held_out_defaults"])
-    held_chosen = _total(
-        _run_parts(
-            graph, name, "held-chosen", {**chosen_params, **fixed}, workload.held_out, options
+    held_chosen = (
+        held_defaults
+        if best.user_attrs.get("defaults")
+        else _total(
+            _run_parts(
+                graph, name, "held-chosen", {**chosen_params, **fixed}, workload.held_out, options
+            )
         )
     )
     changed = {k: v for k, v in chosen_params.items() if v != base[k]}
     return Outcome(
         study=name,
         storage=storage,
-        trials=[_trial_row(t) for t in study.trials if t.state.is_finished()],
+        trials=[_trial_row(t) for t in study.trials if t.state in counted],
         pareto=[_trial_row(t) for t in pareto_front(complete)],
         chosen={
             "trial": best.number,
