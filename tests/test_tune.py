@@ -54,6 +54,17 @@ def test_locomo_holds_out_the_last_conversations_and_every_probe_has_its_evidenc
             wl.locomo(paths, held_out=bad)
 
 
+def test_the_textworld_workload_keeps_each_probes_evidence_in_its_own_game():
+    work = wl.textworld("easy", (1,), (2,))
+    (tune,), (held,) = work.tune, work.held_out
+    tune_ids = {e.id for e in tune.events if isinstance(e, wl.Episode)}
+    held_ids = {e.id for e in held.events if isinstance(e, wl.Episode)}
+    assert tune_ids and held_ids and not tune_ids & held_ids
+    for part, ids in ((tune, tune_ids), (held, held_ids)):
+        probes = [e for e in part.events if isinstance(e, wl.Probe)]
+        assert probes and all(p.evidence and p.evidence | p.stale <= ids for p in probes)
+
+
 def _m(id: str, block: str = "episodic", **props) -> SimpleNamespace:
     fields = {"subject": None, "predicate": None, "object": None, "valid_to": None}
     return SimpleNamespace(id=id, block=block, **(fields | props))

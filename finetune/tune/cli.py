@@ -104,9 +104,7 @@ def tune(
             raise typer.BadParameter("locomo needs --data DIR (the folder of conv-*.json files)")
         work = wl.locomo(sorted(data.glob("conv-*.json")), held_out)
     else:
-        from finetune.data.textworld_world import tune_workload
-
-        work = tune_workload(level, _seeds(seeds), _seeds(held_out_seeds))
+        work = wl.textworld(level, _seeds(seeds), _seeds(held_out_seeds))
     options = Options(
         trials=trials,
         k=k,

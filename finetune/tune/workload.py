@@ -152,3 +152,31 @@ def _locomo_part(path: Path) -> Part:
         evidence = frozenset(f"{conv}:{d}" for d in q["evidence"]) & ids
         events.append(Probe(str(q["question"]), "episodic", evidence))
     return Part(conv, tuple(events))
+
+
+def textworld(level: str, tune_seeds: tuple[int, ...], held_out_seeds: tuple[int, ...]) -> Workload:
+    """TextWorld games (``finetune.data.textworld_world``) played by the seeded explorer:
+    commands and observations as episodes, probes from the game's true state with the
+    episodes that show the current answer, and for a moved object those of its earlier
+    places as stale."""
+    from finetune.data import textworld_world as tw
+
+    def part(seed: int) -> Part:
+        tag = f"tw{seed}-"
+        events: list[Event] = []
+        for e in tw.play(level, seed).events:
+            if isinstance(e, tw.Episode):
+                events.append(Episode(tag + e.id, e.text, e.speaker, e.ts, e.session_id))
+            else:
+                evidence = frozenset(tag + i for i in e.evidence)
+                events.append(
+                    Probe(e.question, "episodic", evidence, frozenset(tag + i for i in e.stale))
+                )
+        return Part(f"textworld-{level}-seed{seed}", tuple(events))
+
+    return Workload(
+        "textworld",
+        tuple(part(s) for s in tune_seeds),
+        tuple(part(s) for s in held_out_seeds),
+        {"level": level, "tune_seeds": list(tune_seeds), "held_out_seeds": list(held_out_seeds)},
+    )
