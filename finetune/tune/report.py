@@ -60,12 +60,9 @@ def show(console: Console, outcome: Outcome) -> None:
         f"Chosen: trial {chosen['trial']} (loss {chosen['loss']:.4f}), changing "
         f"{', '.join(f'{k}={_fmt(v_)}' for k, v_ in chosen['changed'].items()) or 'nothing'}."
     )
-    console.print(
-        "On the held-out parts it is "
-        + ("at least as accurate" if v["as_accurate"] else "[yellow]less accurate[/yellow]")
-        + " as the defaults, with "
-        + ("a smaller graph." if v["smaller"] else "[yellow]no smaller a graph[/yellow].")
-    )
+    accuracy = "at least as accurate as" if v["as_accurate"] else "[yellow]less accurate than[/]"
+    size = "a smaller graph" if v["smaller"] else "[yellow]a graph no smaller[/]"
+    console.print(f"On the held-out parts it is {accuracy} the defaults, with {size}.")
 
 
 def _changed(params: dict[str, Any]) -> dict[str, Any]:
