@@ -91,9 +91,13 @@ def write_env(path: Path, outcome: Outcome, work: Workload) -> None:
 
 
 def record(outcome: Outcome, work: Workload, options: Options) -> dict[str, Any]:
+    import os
+    import platform
     from importlib.metadata import version
 
     return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
         "workload": {"name": work.name, **work.notes},
         "options": {
             "trials": options.trials,
