@@ -164,3 +164,21 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.section("adversarial attacks")
         for line in TALLY.table():
             terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="module")
+def llms(tmp_path_factory):
+    """The agent's LLMs on the local llama.cpp server, as a user without an endpoint gets
+    them: no hub here, so the SmolLM2-135M fallback serves (and says so), without adapters."""
+    from mags_langgraph.llm import LLMs
+    from mags_langgraph.settings import AgentSettings
+
+    settings = AgentSettings(
+        llm_base_url=None,
+        llm_api_key=None,
+        respond_max_tokens=48,
+        local_adapters=tmp_path_factory.mktemp("no-adapters"),  # the base model's own behaviour
+    )
+    llms = LLMs(settings, models_dir=tmp_path_factory.mktemp("models"), notice=lambda _: None)
+    assert llms.fallback
+    return llms

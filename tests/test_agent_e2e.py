@@ -7,22 +7,8 @@ import pytest
 
 from mags_langgraph.llm import LLMs
 from mags_langgraph.nodes import build_mags_graph
-from mags_langgraph.settings import AgentSettings
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def llms(tmp_path_factory):
-    settings = AgentSettings(
-        llm_base_url=None,
-        llm_api_key=None,
-        respond_max_tokens=48,
-        local_adapters=tmp_path_factory.mktemp("no-adapters"),  # the base model's own behaviour
-    )
-    llms = LLMs(settings, models_dir=tmp_path_factory.mktemp("models"), notice=lambda _: None)
-    assert llms.fallback  # no hub here: the tiny model serves, and says so
-    return llms
 
 
 def run(app, ns, text, thread):

@@ -164,23 +164,6 @@ def test_scores_per_category_and_overall():
 
 # -- end to end on the local model ----------------------------------------------------------
 @pytest.fixture(scope="module")
-def llms(tmp_path_factory):
-    """The local server as tests/test_agent_e2e.py starts it (the SmolLM2 fallback here)."""
-    from mags_langgraph.llm import LLMs
-    from mags_langgraph.settings import AgentSettings
-
-    settings = AgentSettings(
-        llm_base_url=None,
-        llm_api_key=None,
-        respond_max_tokens=48,
-        local_adapters=tmp_path_factory.mktemp("no-adapters"),  # the base model's own behaviour
-    )
-    llms = LLMs(settings, models_dir=tmp_path_factory.mktemp("models"), notice=lambda _: None)
-    assert llms.fallback  # no hub here: the tiny model serves
-    return llms
-
-
-@pytest.fixture(scope="module")
 def two_sessions(tmp_path_factory) -> Path:
     """conv-26 cut to its first two sessions (35 turns; ``load`` keeps the questions whose
     evidence is in them): a few seconds to store instead of minutes."""
