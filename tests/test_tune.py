@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -16,7 +15,6 @@ from finetune.tune.study import Options, run
 from graph_db import GraphSettings, MagsError
 from graph_db.settings import TUNABLE
 
-LOCOMO = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
 ONE_ENGINE = pytest.mark.parametrize("graph", ["arcadedb"], indirect=True)
 
 
@@ -40,8 +38,10 @@ def test_the_game_workload_holds_its_truth_and_keeps_the_held_out_world_apart():
     assert facts and {f.source for f in facts} <= set(ids)  # each fact names its episode
 
 
-def test_locomo_holds_out_the_last_conversations_and_every_probe_has_its_evidence():
-    paths = sorted(LOCOMO.glob("conv-*.json"))
+def test_locomo_holds_out_the_last_conversations_and_every_probe_has_its_evidence(tmp_path):
+    from tests.helpers.locomo_like import write_conversation
+
+    paths = [write_conversation(tmp_path / f"conv-t{i}.json") for i in (1, 2, 3)]
     work = wl.locomo(paths, held_out=1)
     assert [p.name for p in work.held_out] == [paths[-1].stem]
     assert paths[-1].stem not in {p.name for p in work.tune}
@@ -49,6 +49,7 @@ def test_locomo_holds_out_the_last_conversations_and_every_probe_has_its_evidenc
         ids = {e.id for e in part.events if isinstance(e, wl.Episode)}
         probes = [e for e in part.events if isinstance(e, wl.Probe)]
         assert probes and all(p.evidence and p.evidence <= ids for p in probes)
+        assert len(probes) == 5  # categories 1-4; the adversarial one is left out
     for bad in (0, len(paths)):
         with pytest.raises(MagsError, match="--held-out"):
             wl.locomo(paths, held_out=bad)
