@@ -36,6 +36,8 @@ def test_the_game_workload_holds_its_truth_and_keeps_the_held_out_world_apart():
     assert not held_ids & set(ids)
     facts = [e for e in tune.events if isinstance(e, wl.Fact)]
     assert facts and {f.source for f in facts} <= set(ids)  # each fact names its episode
+    with pytest.raises(MagsError, match=r"seeds \[2\] are both tuned on and held out"):
+        wl.game((1, 2), (2,), turns=60)
 
 
 def test_locomo_holds_out_the_last_conversations_and_every_probe_has_its_evidence(tmp_path):

@@ -118,9 +118,7 @@ def tune(
         f"({sum(p.turns for p in work.tune)} turns, {sum(p.probes for p in work.tune)} probes), "
         f"{len(work.held_out)} held out ({sum(p.probes for p in work.held_out)} probes)."
     )
-    with (
-        console.status(f"Opening the memory in {settings.neo4j_uri or settings.home} ..."),
-    ):
+    with console.status(f"Opening the memory in {settings.neo4j_uri or settings.home} ..."):
         graph = LiquidGraph(settings)
     with graph:
         outcome = run(graph, work, options, settings.home / "tune", say=console.print)

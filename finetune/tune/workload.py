@@ -80,10 +80,21 @@ class Workload:
 WORKLOADS = ("game", "locomo", "textworld")
 
 
+def _apart(tune_seeds: tuple[int, ...], held_out_seeds: tuple[int, ...]) -> None:
+    """Tuning never sees a held-out world: the two seed lists must not meet, nor be empty."""
+    if not tune_seeds or not held_out_seeds:
+        raise MagsError("give seeds to tune on and seeds to hold out (--seeds, --held-out-seeds)")
+    if set(tune_seeds) & set(held_out_seeds):
+        shared = sorted(set(tune_seeds) & set(held_out_seeds))
+        raise MagsError(f"seeds {shared} are both tuned on and held out: hold out other seeds")
+
+
 def game(tune_seeds: tuple[int, ...], held_out_seeds: tuple[int, ...], turns: int) -> Workload:
     """The evolving-rules world (``finetune.data.worlds``): announcements as episodes and
     their gold facts, probed on the facts (the current value, not a superseded one)."""
     from finetune.data.worlds import KINDS, generate_world
+
+    _apart(tune_seeds, held_out_seeds)
 
     functional = tuple(sorted({a.predicate for kind in KINDS for a in kind.attrs}))
 
@@ -160,6 +171,8 @@ def textworld(level: str, tune_seeds: tuple[int, ...], held_out_seeds: tuple[int
     episodes that show the current answer, and for a moved object those of its earlier
     places as stale."""
     from finetune.data import textworld_world as tw
+
+    _apart(tune_seeds, held_out_seeds)
 
     def part(seed: int) -> Part:
         tag = f"tw{seed}-"
