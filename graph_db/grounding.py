@@ -103,6 +103,20 @@ def _date(match: re.Match[str], d: int, m: int, y: int) -> datetime | None:
         return None
 
 
+def about_now(text: str) -> bool:
+    """Whether a query asks how things stand ("Where is the laptop?", "What does Pat do for
+    work?"): it names no date and no past ("did", "was", "ago", "last", "first", "when",
+    ...). Then the latest of several turns about the same thing answers it."""
+    return not _PAST.search(text) and not query_dates(text)
+
+
+_PAST = re.compile(
+    r"\b(did|didn't|was|wasn't|were|weren't|had|used to|ago|yesterday|last|before|earlier|"
+    r"previously|originally|first|once|when|since)\b",
+    re.I,
+)
+
+
 def names_in(text: str) -> set[str]:
     """Capitalised words of ``text`` (lower-cased, "Nate's" -> "nate", any script): the
     names a question may be about."""

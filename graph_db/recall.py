@@ -16,7 +16,9 @@
    to an answer but holds none), plus a boost for memories whose speaker the query names
    (or that are the asker's), plus small importance and recency terms; superseded facts are
    hidden unless history or a past view (``as_of``) is asked for, and a turn that stated a
-   since-superseded value comes after its correction (``corrections_first``).
+   since-superseded value comes after its correction (``corrections_first``), and turns
+   that match the query by the same words come newest first when it asks how things stand
+   (``newest_first``).
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ import numpy as np
 from graph_db import clock
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
-from graph_db.grounding import Grounding
+from graph_db.grounding import Grounding, about_now
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
+from graph_db.text import terms
 from graph_db.vecpack import unpack
 
 
@@ -378,6 +381,12 @@ class Recaller:
             origin = {c.id: pool[c.path[0].source] if c.path else c for c in pool.values()}
             scored = [(s, c) for s, c in scored if (origin[c.id].similarity or -2.0) >= least]
         scored.sort(key=lambda t: -t[0])
+        asked = queries[: len(queries) - ground.derived]
+        if self.settings.recall_newest_first and not history and all(map(about_now, asked)):
+            lang = self.settings.stem_language
+            said_by = " ".join({c.props.get("speaker") or "" for _, c in scored})
+            words = {t for q in queries for t in terms(q, lang).split()}
+            scored = newest_first(scored, k, words - set(terms(said_by, lang).split()))
         if self.settings.recall_corrections_first and as_of is None and not history:
             scored = self.corrections_first(ns, scored, hidden, pool, k)
         top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
@@ -440,11 +449,39 @@ def _key(c: Candidate) -> tuple[str, str]:
     return (str(c.props.get("subject") or "").lower(), str(c.props.get("predicate") or ""))
 
 
+def newest_first(
+    scored: list[tuple[float, Candidate]], k: int, query_terms: set[str]
+) -> list[tuple[float, Candidate]]:
+    """``scored`` (best first) where, among the top ``k``, turns that match the query by the
+    same words fill their places newest first: of two turns about "the laptop", the later
+    one tells where it is now, whatever the earlier one's length or wording made of its
+    score. Only the order changes, never which memories are recalled (a newer turn pulled
+    up from further down pushes out what the ranking chose: LoCoMo any@10 fell from 0.85 to
+    0.73 that way). Turns that only ask stay where they are. The caller leaves the
+    speakers' names out of ``query_terms``: a turn is indexed with its speaker's name, which
+    says who spoke, not what about. Moving only the newest to the group's first place
+    instead cost LoCoMo less at 5 (any@5 0.759 against 0.744; 0.769 without either) and
+    kept fewer TextWorld updates in order."""
+    turns = [c for _, c in scored if c.label == "Episode" and not c.props.get("asks")]
+    said = {c.id: query_terms & set((c.props.get("terms") or "").split()) for c in turns}
+    groups: dict[frozenset[str], list[int]] = {}
+    for i, (_, c) in enumerate(scored[:k]):
+        key = frozenset(said.get(c.id, set()))
+        if key:
+            groups.setdefault(key, []).append(i)
+    out = list(scored)
+    for places in groups.values():  # places are in score order already
+        newest = sorted(places, key=lambda i: -(scored[i][1].props.get("ts") or 0.0))
+        for place, i in zip(places, newest, strict=True):
+            out[place] = (scored[place][0], scored[i][1])
+    return out
+
+
 def _length_prior(cands: list[Candidate]) -> np.ndarray:
     """log(1 + content words) of each turn; a fact (a few words by construction, as
     informative as a turn) gets the turns' mean, or 0 when there are none."""
     turn = np.array([c.label == "Episode" for c in cands])
-    prior = np.log1p([float(c.props.get("n_terms") or 0) for c in cands])
+    prior = np.log1p([len((c.props.get("terms") or "").split(" ")) for c in cands])
     prior[~turn] = prior[turn].mean() if turn.any() else 0.0
     return prior
 

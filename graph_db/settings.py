@@ -226,6 +226,12 @@ class GraphSettings(BaseSettings):
         description="A recalled turn that stated a value since superseded ('I live in Lisbon' "
         "after a move) comes after its correction: the current fact and the turn that stated it.",
     )
+    recall_newest_first: bool = Field(
+        default=True,
+        description="Asked how things stand ('Where is the laptop?': no date, no past), "
+        "recalled turns that match the query by the same words fill the places they earned "
+        "newest first: the later one tells the current state.",
+    )
 
     # --- plasticity and decay ------------------------------------------------------
     cofire_anchors: int = Field(

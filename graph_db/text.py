@@ -117,9 +117,18 @@ def predicate_key(predicate: str) -> str:
     return "_".join(words)
 
 
-# common English function words: they match everything and rank nothing
+# common English function words: they match everything and rank nothing; the bits a
+# contraction leaves ("where's", "I'll", "you've") and "now" ("where is it now?") alike
 STOPWORDS = frozenset(
     [
+        "s",
+        "t",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "now",
         "a",
         "an",
         "and",

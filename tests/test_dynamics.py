@@ -96,9 +96,8 @@ def test_the_length_prior_scales_relevance_by_content_words(graph, ns):
             ("ann", "Taxes are due in April"),
         ],
     )
-    words = {
-        r["id"]: r["row"]["n_terms"] for r in graph.backend.read("recall_rows", ns=ns, ids=ids)
-    }
+    rows = graph.backend.read("recall_rows", ns=ns, ids=ids)
+    words = {r["id"]: len(r["row"]["terms"].split()) for r in rows}
     assert words[ids[0]] == 3 and words[ids[1]] == 10  # stemmed, no stop words, speaker in
 
     def relevance(w):
@@ -113,6 +112,31 @@ def test_the_length_prior_scales_relevance_by_content_words(graph, ns):
     a, b = ids[1], ids[0]
     expected = (off[a] / off[b]) * ((1 + words[a]) / (1 + words[b])) ** 0.75
     assert on[a] / on[b] == pytest.approx(expected, rel=1e-6)
+
+
+def test_turns_about_the_same_thing_come_newest_first(graph, ns):
+    """Of two recalled turns that match the query by the same words, the later one comes
+    first (it tells where the laptop is now), though the longer, earlier one scores higher;
+    which turns are recalled does not change, and a question about the past keeps them in
+    score order."""
+    ids = _turns(
+        graph,
+        ns,
+        [
+            ("pat", "The laptop is on the mantle in the studio, next to a brass lamp, an old "
+                    "clock and a toolbox full of tools."),
+            ("pat", "The weather was fine all week."),
+            ("pat", "Grabbed the laptop on my way out."),
+        ],
+    )  # fmt: skip
+    with _recall_settings(graph, recall_newest_first=False):
+        by_score = [h.id for h in graph.recall(ns, "Where is the laptop?", k=3, fire=False)]
+    newest = [h.id for h in graph.recall(ns, "Where is the laptop?", k=3, fire=False)]
+    assert by_score.index(ids[0]) < by_score.index(ids[2])
+    assert newest.index(ids[2]) < newest.index(ids[0])
+    assert sorted(newest) == sorted(by_score)
+    past = [h.id for h in graph.recall(ns, "Where was the laptop before?", k=3, fire=False)]
+    assert past.index(ids[0]) < past.index(ids[2])  # asked about the past: by score
 
 
 def test_recall_grounds_a_query_in_who_and_when(graph, ns):

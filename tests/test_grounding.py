@@ -10,13 +10,14 @@ import pytest
 from graph_db.grounding import (
     DAY_S,
     Grounding,
+    about_now,
     as_asker,
     is_named,
     name_free,
     names_in,
     query_dates,
 )
-from graph_db.text import is_question
+from graph_db.text import is_question, terms
 
 
 def _day(y: int, m: int, d: int) -> float:
@@ -124,3 +125,26 @@ def test_the_full_text_query_asks_each_term_once():
     from graph_db.text import fulltext_query
 
     assert fulltext_query("a theme park or a national park?") == "theme park nation"
+
+
+@pytest.mark.parametrize(
+    ("text", "now"),
+    [
+        ("Where is the laptop now?", True),
+        ("What does Pat do for work?", True),
+        ("Where's my passport?", True),
+        ("Where did the laptop end up?", False),
+        ("What did Mel paint last year?", False),
+        ("When is the meeting?", False),
+        ("What was the first rule?", False),
+        ("What is on the menu on 9 November, 2022?", False),
+    ],
+)
+def test_a_query_about_how_things_stand_names_no_past(text, now):
+    assert about_now(text) is now
+
+
+def test_contractions_and_now_are_not_search_terms():
+    """ "Where's the key right now?" is about the key: the "s" of "where's" and "now" match
+    every room description that says "here's" or "now"."""
+    assert terms("Where's the key right now? I'll look, you'd see") == "key right look see"

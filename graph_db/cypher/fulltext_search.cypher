@@ -10,6 +10,5 @@ RETURN collect(CASE WHEN node.ns = $ns THEN node.id END) AS ids,
        CASE WHEN $with_rows THEN
          collect(CASE WHEN node.ns = $ns THEN node {.valid_from, .valid_to, .ts, .created_at,
            .speaker, .subject, .predicate, .importance, .asks,
-           .source_episode_id, .last_access, .vecs, label: labels(node)[0],
-           n_terms: size(split(coalesce(node.terms, ''), ' '))} END) END AS rows,
+           .source_episode_id, .terms, .last_access, .vecs, label: labels(node)[0]} END) END AS rows,
        count(*) AS seen

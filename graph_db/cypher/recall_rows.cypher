@@ -11,6 +11,5 @@ WITH coalesce(e, f) AS m
 WHERE m IS NOT NULL
 RETURN m.id AS id,
        m {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
-           .source_episode_id,
-          .last_access, .vecs, label: labels(m)[0],
-          n_terms: size(split(coalesce(m.terms, ''), ' '))} AS row
+           .source_episode_id, .terms,
+          .last_access, .vecs, label: labels(m)[0]} AS row

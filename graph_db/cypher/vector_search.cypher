@@ -9,7 +9,6 @@ WHERE node.ns = $ns
 RETURN i, node.id AS id, score,
        CASE WHEN $with_rows THEN
          node {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
-           .source_episode_id,
-               .last_access, .vecs, label: labels(node)[0],
-               n_terms: size(split(coalesce(node.terms, ''), ' '))} END AS row
+           .source_episode_id, .terms,
+               .last_access, .vecs, label: labels(node)[0]} END AS row
 ORDER BY i, score DESC

@@ -32,6 +32,5 @@ WHERE f.act * w >= $stop
 RETURN f.id AS source, o.id AS id, edge, w,
        CASE WHEN o.id IN $known THEN null ELSE
          o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
-           .source_episode_id,
-            .last_access, .vecs, label: labels(o)[0],
-            n_terms: size(split(coalesce(o.terms, ''), ' '))} END AS row
+           .source_episode_id, .terms,
+            .last_access, .vecs, label: labels(o)[0]} END AS row

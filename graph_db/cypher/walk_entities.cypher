@@ -18,6 +18,5 @@ WHERE o.ns = $ns AND o.id <> f.id
 RETURN f.id AS source, o.id AS id, en.id AS entity, w,
        CASE WHEN o.id IN $known THEN null ELSE
          o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
-           .source_episode_id,
-            .last_access, .vecs, label: labels(o)[0],
-            n_terms: size(split(coalesce(o.terms, ''), ' '))} END AS row
+           .source_episode_id, .terms,
+            .last_access, .vecs, label: labels(o)[0]} END AS row
