@@ -381,14 +381,16 @@ class Recaller:
             origin = {c.id: pool[c.path[0].source] if c.path else c for c in pool.values()}
             scored = [(s, c) for s, c in scored if (origin[c.id].similarity or -2.0) >= least]
         scored.sort(key=lambda t: -t[0])
+        if self.settings.recall_corrections_first and as_of is None and not history:
+            scored = self.corrections_first(ns, scored, hidden, pool, k)
+        # after the corrections: a newer echo of an outdated value ("You live in Porto")
+        # may take an older turn's place in its group, never a place before the correction
         asked = queries[: len(queries) - ground.derived]
         if self.settings.recall_newest_first and not history and all(map(about_now, asked)):
             lang = self.settings.stem_language
             said_by = " ".join({c.props.get("speaker") or "" for _, c in scored})
             words = {t for q in queries for t in terms(q, lang).split()}
             scored = newest_first(scored, k, words - set(terms(said_by, lang).split()))
-        if self.settings.recall_corrections_first and as_of is None and not history:
-            scored = self.corrections_first(ns, scored, hidden, pool, k)
         top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
         return self._results(ns, top), [a.id for a in anchors]
 
