@@ -463,11 +463,11 @@ def newest_first(
     speakers' names out of ``query_terms``: a turn is indexed with its speaker's name, which
     says who spoke, not what about. Moving only the newest to the group's first place cost
     LoCoMo less at 5 and kept fewer TextWorld updates in order (see the README)."""
-    turns = [c for _, c in scored if c.label == "Episode" and not c.props.get("asks")]
-    said = {c.id: query_terms & set((c.props.get("terms") or "").split()) for c in turns}
     groups: dict[frozenset[str], list[int]] = {}
     for i, (_, c) in enumerate(scored[:k]):
-        key = frozenset(said.get(c.id, set()))
+        if c.label != "Episode" or c.props.get("asks"):
+            continue
+        key = frozenset(query_terms & set((c.props.get("terms") or "").split()))
         if key:
             groups.setdefault(key, []).append(i)
     out = list(scored)
