@@ -362,7 +362,9 @@ def test_a_replayed_turn_ages_from_its_own_event_time(graph, ns):
         _clear_assoc(graph, ns)
         assert graph.maintain(ns).forgotten == 0  # the old one is exactly grace_days old
     assert (graph.get(ns, old).created_at, graph.get(ns, new).created_at) == (t0, t0 + grace)
-    with clock.at(t0 + grace + 10 * DAY_S):
+    # a visited memory is due again within 1.5 x vitals_refresh_days (randomised): step past it
+    revisit = 1.5 * graph.settings.vitals_refresh_days * DAY_S + DAY_S
+    with clock.at(t0 + grace + revisit):
         report = graph.maintain(ns)
     assert report.forgotten == 1
     assert [m.id for m in graph.list(ns)] == [new]
