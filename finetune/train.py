@@ -88,6 +88,12 @@ def load_split(config: TrainConfig, role: str, split: str) -> list[Any]:
     return examples[: config.data.limit] if config.data.limit else examples
 
 
+def with_seeds_repeated(examples: list[Any], times: int) -> list[Any]:
+    """``examples`` with each hand-written one (``source == "seed"``) ``times`` times, the
+    copies spread over the list by the trainers' shuffle."""
+    return [*examples, *(e for e in examples if e.source == "seed" for _ in range(times - 1))]
+
+
 def last_checkpoint(out: Path) -> str | None:
     """The newest ``checkpoint-N`` folder of a run, to resume from."""
     found = sorted(out.glob("checkpoint-*"), key=lambda p: int(p.name.rpartition("-")[2]))
@@ -116,7 +122,7 @@ def train(
     rewards = combined(reward_config, role)
     funcs = [*rewards.funcs, *(f for f, _ in extra_rewards)]
     weights = [*rewards.weights, *(w for _, w in extra_rewards)]
-    examples = load_split(config, role, "train")
+    examples = with_seeds_repeated(load_split(config, role, "train"), config.data.seed_repeat)
     dataset = Dataset.from_list([training_row(e) for e in examples])
     tokenizer, model = load_base(config)
     t0 = time.perf_counter()

@@ -84,6 +84,14 @@ class SftSettings(_Strict):
 class DataSettings(_Strict):
     dir: str = "finetune/data/build/v1"
     limit: int = Field(default=0, ge=0, description="0: every training example")
+    seed_repeat: int = Field(
+        default=1,
+        ge=1,
+        le=20,
+        description="each hand-written training example ('seed' source) taken this many times: "
+        "they are ~4% of the train split beside the generator's templates, and the turns "
+        "closest to how people write",
+    )
 
 
 class RewardSettings(_Strict):

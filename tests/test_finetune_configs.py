@@ -42,3 +42,17 @@ def test_bad_configs_name_the_fix(tmp_path):
         load_train_config(bad)
     with pytest.raises(TrainConfigError, match="--config"):
         load_train_config(tmp_path / "missing.toml")
+
+
+def test_hand_written_examples_repeat_and_generated_ones_do_not():
+    from finetune.records import EngramExample
+    from finetune.train import with_seeds_repeated
+
+    seed_file = CONFIGS.parent / "data" / "seed" / "engram.jsonl"
+    seeds = [EngramExample.model_validate_json(ln) for ln in seed_file.read_text().splitlines()[:3]]
+    made = [e.model_copy(update={"source": "gen:frame", "id": f"gen-{e.id}"}) for e in seeds]
+    rows = with_seeds_repeated([*seeds, *made], 4)
+    assert [sum(r.id == e.id for r in rows) for e in seeds] == [4, 4, 4]
+    assert [sum(r.id == e.id for r in rows) for e in made] == [1, 1, 1]
+    assert with_seeds_repeated(seeds, 1) == seeds
+    assert load_train_config(CONFIGS / "cpu-smollm2.toml").data.seed_repeat > 1
