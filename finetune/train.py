@@ -148,7 +148,7 @@ def train(
         temperature=g.temperature,
         beta=g.beta,
         reward_weights=weights,
-        use_vllm=g.use_vllm,
+        use_vllm=vllm_wanted(g.use_vllm),
         remove_unused_columns=False,
         **_run_args(config, out),
     )
@@ -159,11 +159,39 @@ def train(
         train_dataset=dataset,
         processing_class=tokenizer,
         peft_config=peft_config,
+        callbacks=[_metrics_writer(out / "metrics.json")],
     )
     resumed = last_checkpoint(out)
     trainer.train(resume_from_checkpoint=resumed)
     seconds = time.perf_counter() - t0
     return save(trainer, role, config, out, seconds, len(examples), resumed)
+
+
+def vllm_wanted(setting: bool | str) -> bool:
+    """``grpo.use_vllm``: ``auto`` generates with vLLM where it can run (installed, a GPU)."""
+    import importlib.util
+
+    import torch
+
+    if setting != "auto":
+        return bool(setting)
+    return importlib.util.find_spec("vllm") is not None and torch.cuda.is_available()
+
+
+def _metrics_writer(path: Path):
+    """A trainer callback writing the log so far to ``path`` at every log step: a long run
+    stopped or still going shows its rewards and loss, not only a finished one."""
+    from transformers import TrainerCallback
+
+    class WriteMetrics(TrainerCallback):
+        def on_log(self, args, state, control, **kwargs):
+            if state.is_world_process_zero:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                part = path.with_name(f".{path.name}.part")
+                part.write_text(json.dumps(state.log_history, indent=2))
+                part.replace(path)
+
+    return WriteMetrics()
 
 
 def _run_args(config: TrainConfig, out: Path) -> dict[str, Any]:
@@ -216,6 +244,7 @@ def cold_start(model, tokenizer, examples, config: TrainConfig, peft_config, out
         train_dataset=Dataset.from_list(rows),
         processing_class=tokenizer,
         peft_config=peft_config,
+        callbacks=[_metrics_writer(out / "metrics.json")],
     )
     trainer.train(resume_from_checkpoint=last_checkpoint(out))
     trainer.save_model(str(done))

@@ -51,7 +51,11 @@ class GrpoSettings(_Strict):
     logging_steps: int = Field(default=1, ge=1)
     save_steps: int = Field(default=25, ge=1)
     seed: int = 7
-    use_vllm: bool = Field(default=False, description="generate with vLLM (GPU, extra 'vllm')")
+    use_vllm: bool | Literal["auto"] = Field(
+        default="auto",
+        description="generate with vLLM, colocated on the training GPU (extra 'vllm'); "
+        "'auto': when vllm is installed and a GPU is there",
+    )
 
     @model_validator(mode="after")
     def _groups_fit(self) -> GrpoSettings:

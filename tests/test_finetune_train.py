@@ -123,3 +123,28 @@ def test_a_run_resumes_from_its_last_checkpoint(tiny_run):
         3,
         4,
     ]  # earlier steps come from the checkpoint
+
+
+def test_a_stopped_run_keeps_the_metrics_of_the_steps_it_logged(tiny_run, tmp_path):
+    config, _, _, _ = tiny_run
+    config = config.model_copy(update={"sft": config.sft.model_copy(update={"steps": 0})})
+    calls: list[int] = []
+
+    def _stops_at_the_third_step(completions, **_):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("stopped")
+        return [0.5] * len(completions)
+
+    with pytest.raises(RuntimeError, match="stopped"):
+        train("engram", config, tmp_path / "run", extra_rewards=[(_stops_at_the_third_step, 1.0)])
+    log = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert [row["step"] for row in log if "loss" in row] == [1, 2]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="vLLM may run where there is a GPU")
+def test_grpo_generates_with_vllm_only_where_it_can_run():
+    from finetune.train import vllm_wanted
+
+    assert vllm_wanted("auto") is False  # no GPU here: TRL generates
+    assert vllm_wanted(True) is True and vllm_wanted(False) is False
