@@ -381,12 +381,15 @@ class Recaller:
             origin = {c.id: pool[c.path[0].source] if c.path else c for c in pool.values()}
             scored = [(s, c) for s, c in scored if (origin[c.id].similarity or -2.0) >= least]
         scored.sort(key=lambda t: -t[0])
+        asked = queries[: len(queries) - ground.derived]
+        now_asked = not history and all(map(about_now, asked))
+        if self.settings.recall_collapse_repeats and now_asked:
+            scored = collapse_repeats(scored)
         if self.settings.recall_corrections_first and as_of is None and not history:
             scored = self.corrections_first(ns, scored, hidden, pool, k)
         # after the corrections: a newer echo of an outdated value ("You live in Porto")
         # may take an older turn's place in its group, never a place before the correction
-        asked = queries[: len(queries) - ground.derived]
-        if self.settings.recall_newest_first and not history and all(map(about_now, asked)):
+        if self.settings.recall_newest_first and now_asked:
             lang = self.settings.stem_language
             said_by = " ".join({c.props.get("speaker") or "" for _, c in scored})
             words = {t for q in queries for t in terms(q, lang).split()}
@@ -449,6 +452,25 @@ class _ZStats:
 
 def _key(c: Candidate) -> tuple[str, str]:
     return (str(c.props.get("subject") or "").lower(), str(c.props.get("predicate") or ""))
+
+
+def collapse_repeats(scored: list[tuple[float, Candidate]]) -> list[tuple[float, Candidate]]:
+    """``scored`` (best first) with each turn repeated word for word by its speaker kept
+    once, as its best-scored copy, for a query that asks how things stand: the same room
+    described on every visit filled a recall's places with one text. The best copy, not
+    the newest, stays: copies differ by what came before them (the exit taken into the
+    room), which the in-context view scores. Asked about the past, copies stay apart: the
+    same words on two days are two events."""
+    out: list[tuple[float, Candidate]] = []
+    seen: set[str] = set()
+    for s, c in scored:
+        key = (c.props.get("terms") or "") if c.label == "Episode" else ""
+        if key in seen:
+            continue
+        if key:
+            seen.add(key)
+        out.append((s, c))
+    return out
 
 
 def newest_first(

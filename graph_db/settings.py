@@ -232,6 +232,13 @@ class GraphSettings(BaseSettings):
         "recalled turns that match the query by the same words fill the places they earned "
         "newest first: the later one tells the current state.",
     )
+    recall_collapse_repeats: bool = Field(
+        default=False,
+        description="Asked how things stand, a turn repeated word for word (a room described "
+        "on every visit) takes one place in a recall, its best copy's, and the places the "
+        "other copies held go to other turns. Off until measured on TextWorld, LoCoMo and "
+        "the game.",
+    )
 
     # --- plasticity and decay ------------------------------------------------------
     cofire_anchors: int = Field(

@@ -139,6 +139,27 @@ def test_turns_about_the_same_thing_come_newest_first(graph, ns):
     assert past.index(ids[0]) < past.index(ids[2])  # asked about the past: by score
 
 
+def test_a_turn_repeated_word_for_word_takes_one_place(graph, ns):
+    """Asked how things stand, the copies of one text (a room described on every visit)
+    take one place and the places they free go to other turns; asked about the past, the
+    copies stay apart (the same words twice are two events)."""
+    room = (
+        "The studio. On the mantle you see a laptop, a brass lamp, an old clock and a "
+        "toolbox full of rusty tools."
+    )
+    said = [room, room, "You take the laptop.", "The weather was fine all week.", room]
+    ids = _turns(graph, ns, [("game", t) for t in said])
+    copies = {ids[0], ids[1], ids[4]}
+    query = "Where is the laptop?"
+    apart = {h.id for h in graph.recall(ns, query, k=3, fire=False)}
+    with _recall_settings(graph, recall_collapse_repeats=True):
+        once = [h.id for h in graph.recall(ns, query, k=3, fire=False)]
+        past = {h.id for h in graph.recall(ns, "Where was the laptop before?", k=3, fire=False)}
+    assert len(apart & copies) >= 2  # without it: two places or more, one text
+    assert len(copies & set(once)) == 1 and ids[2] in once and len(once) == 3
+    assert len(past & copies) >= 2
+
+
 def test_recall_grounds_a_query_in_who_and_when(graph, ns):
     """A speaker named in the query adds recall_speaker_weight to the final score; a date
     written in it lifts the memories of that day above the same words on another day."""
