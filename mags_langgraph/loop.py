@@ -428,7 +428,11 @@ class MemoryLoop:
         mode = self.settings.engram
         if mode != "auto":
             return mode
-        return "llm" if not self.llms.fallback or self.llms.adapted("engram") else "rules"
+        if not self.llms.fallback:
+            return "llm"
+        # the tiny fallback: its adapter names a fact its own way ("home_city" for
+        # "lives_in"), which supersedes nothing; the patterns' canonical facts come first
+        return "both" if self.llms.adapted("engram") else "rules"
 
     def current_facts(self, ns: str, message: str) -> list[tuple[str, str, str]]:
         """The few current facts ``message`` may touch (the nearest ones in the semantic

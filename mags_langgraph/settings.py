@@ -90,8 +90,9 @@ class AgentSettings(BaseSettings):
         description="Who extracts facts from a turn: the engram role ('llm'), first-person "
         "patterns ('rules', mags_langgraph/rules.py), 'both' (the patterns' facts, and the "
         "model's where they add a predicate and object the patterns did not), or 'auto': the "
-        "model, except the tiny fallback without a trained engram adapter (its own triplets "
-        "are mostly noise).",
+        "model; on the tiny fallback 'both' with a trained engram adapter (it names facts its "
+        "own way, 'home_city' for 'lives_in', which would supersede nothing) and 'rules' "
+        "without one (its own triplets are mostly noise).",
     )
     reconcile: Literal["auto", "llm", "rules"] = Field(
         default="auto",

@@ -53,12 +53,14 @@ def test_the_engram_role_runs_on_its_adapter_and_the_others_on_the_base(adapters
     assert llms.fallback  # the tiny model serves ...
     assert llms.adapted("engram") and not llms.adapted("respond")
     loop = MemoryLoop(graph, llms, settings)
-    assert loop._engram_mode() == "llm"  # ... and auto still asks the model: it has an adapter
+    assert loop._engram_mode() == "both"  # ... auto asks the model too: it has an adapter
     lora = {role: llms.model(role).extra_body["lora"] for role in ("engram", "respond")}
     assert lora == {"engram": [{"id": 0, "scale": 1.0}], "respond": [{"id": 0, "scale": 0.0}]}
     out = loop.extract("Maya", "I live in Berlin.")
-    assert out.source == "llm"  # the model answered (random weights: whatever it wrote)
+    assert out.source == "both"  # the model answered (random weights: whatever it wrote) ...
     assert llms.usage.snapshot()["engram"].calls == 1
+    first = out.facts[0]  # ... after the patterns' fact, whose predicate supersedes
+    assert (first.subject, first.predicate, first.object) == ("Maya", "lives_in", "Berlin")
 
 
 def test_without_an_adapter_auto_keeps_the_patterns_on_the_fallback(graph, tmp_path):
