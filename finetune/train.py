@@ -15,6 +15,7 @@ the adapter in PEFT format in ``OUT/adapter`` (its config names the base model's
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -169,8 +170,6 @@ def train(
 
 def vllm_wanted(setting: bool | str) -> bool:
     """``grpo.use_vllm``: ``auto`` generates with vLLM where it can run (installed, a GPU)."""
-    import importlib.util
-
     import torch
 
     if setting != "auto":
@@ -179,8 +178,9 @@ def vllm_wanted(setting: bool | str) -> bool:
 
 
 def _metrics_writer(path: Path):
-    """A trainer callback writing the log so far to ``path`` at every log step: a long run
-    stopped or still going shows its rewards and loss, not only a finished one."""
+    """A trainer callback writing the log so far to ``path`` at every log step (the last
+    one is the run's summary): a long run stopped or still going shows its rewards and
+    loss, not only a finished one."""
     from transformers import TrainerCallback
 
     class WriteMetrics(TrainerCallback):
@@ -248,14 +248,14 @@ def cold_start(model, tokenizer, examples, config: TrainConfig, peft_config, out
     )
     trainer.train(resume_from_checkpoint=last_checkpoint(out))
     trainer.save_model(str(done))
-    (out / "metrics.json").write_text(json.dumps(trainer.state.log_history, indent=2))
     return trainer.model
 
 
 def save(
     trainer, role: str, config: TrainConfig, out: Path, seconds: float, n: int, resumed: str | None
 ) -> dict:
-    """The adapter (PEFT format, naming the hub base), its card and the metrics.
+    """The adapter (PEFT format, naming the hub base) and its card (the metrics are written
+    at every log step by ``_metrics_writer``).
     ``train_seconds`` is this invocation's; ``resumed_from`` the GRPO checkpoint it went on
     from (the earlier invocations' time is not known)."""
     adapter = out / "adapter"
@@ -277,7 +277,6 @@ def save(
         "data_manifest": _manifest(config),
     }
     (out / "mags_adapter.json").write_text(json.dumps(info, indent=2))
-    (out / "metrics.json").write_text(json.dumps(trainer.state.log_history, indent=2))
     return info
 
 

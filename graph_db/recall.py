@@ -455,19 +455,19 @@ def _key(c: Candidate) -> tuple[str, str]:
 
 
 def collapse_repeats(scored: list[tuple[float, Candidate]]) -> list[tuple[float, Candidate]]:
-    """``scored`` (best first) with each turn repeated word for word by its speaker kept
-    once, as its best-scored copy, for a query that asks how things stand: the same room
-    described on every visit filled a recall's places with one text. The best copy, not
-    the newest, stays: copies differ by what came before them (the exit taken into the
-    room), which the in-context view scores. Asked about the past, copies stay apart: the
-    same words on two days are two events."""
+    """``scored`` (best first) with each turn repeated word for word (the same stored
+    terms) kept once, as its best-scored copy, for a query that asks how things stand: the
+    same room described on every visit filled a recall's places with one text. The best
+    copy, not the newest, stays: copies differ by what came before them (the exit taken
+    into the room), which the in-context view scores. Asked about the past, copies stay
+    apart: the same words on two days are two events."""
     out: list[tuple[float, Candidate]] = []
     seen: set[str] = set()
     for s, c in scored:
-        key = (c.props.get("terms") or "") if c.label == "Episode" else ""
-        if key in seen:
-            continue
+        key = c.props.get("terms") if c.label == "Episode" else None
         if key:
+            if key in seen:
+                continue
             seen.add(key)
         out.append((s, c))
     return out
