@@ -156,7 +156,8 @@ class Recaller:
             stats = _ZStats.of(dense, lex)
         z = (dense - stats.dense_mu) / stats.dense_sd
         z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
-        z += self.settings.recall_length_prior * _length_prior(cands)[:, None]
+        prior = _length_prior(cands, self.settings.recall_length_cap)
+        z += self.settings.recall_length_prior * prior[:, None]
         when = self.settings.recall_time_weight
         z += np.array([ground.time_boosts(c.props, when) for c in cands])
         if ground.derived:  # a name-free query finds content; the asked one ranks first
@@ -384,7 +385,7 @@ class Recaller:
         asked = queries[: len(queries) - ground.derived]
         now_asked = not history and all(map(about_now, asked))
         if self.settings.recall_collapse_repeats and now_asked:
-            scored = collapse_repeats(scored)
+            scored = collapse_repeats(scored, self.settings.recall_length_cap or 1)
         if self.settings.recall_corrections_first and as_of is None and not history:
             scored = self.corrections_first(ns, scored, hidden, pool, k)
         # after the corrections: a newer echo of an outdated value ("You live in Porto")
@@ -454,18 +455,22 @@ def _key(c: Candidate) -> tuple[str, str]:
     return (str(c.props.get("subject") or "").lower(), str(c.props.get("predicate") or ""))
 
 
-def collapse_repeats(scored: list[tuple[float, Candidate]]) -> list[tuple[float, Candidate]]:
-    """``scored`` (best first) with each turn repeated word for word (the same stored
-    terms) kept once, as its best-scored copy, for a query that asks how things stand: the
-    same room described on every visit filled a recall's places with one text. The best
-    copy, not the newest, stays: copies differ by what came before them (the exit taken
-    into the room), which the in-context view scores. Asked about the past, copies stay
-    apart: the same words on two days are two events."""
+def collapse_repeats(
+    scored: list[tuple[float, Candidate]], min_words: int = 1
+) -> list[tuple[float, Candidate]]:
+    """``scored`` (best first) with each turn of ``min_words`` content words or more that is
+    repeated word for word (the same stored terms) kept once, as its best-scored copy, for
+    a query that asks how things stand: the same room described on every visit filled a
+    recall's places with one text. The best copy, not the newest, stays: copies differ by
+    what came before them (the exit taken into the room), which the in-context view
+    scores. Shorter copies stay apart: "go west" said in two rooms is two moves, its sense
+    is where it was said (collapsed, TextWorld's "what lies west of X" lost its evidence).
+    Asked about the past, copies stay apart: the same words on two days are two events."""
     out: list[tuple[float, Candidate]] = []
     seen: set[str] = set()
     for s, c in scored:
         key = c.props.get("terms") if c.label == "Episode" else None
-        if key:
+        if key and len(key.split(" ")) >= min_words:
             if key in seen:
                 continue
             seen.add(key)
@@ -481,7 +486,8 @@ def newest_first(
     one tells where it is now, whatever the earlier one's length or wording made of its
     score. Only the order changes, never which memories are recalled (a newer turn pulled
     up from further down pushes out what the ranking chose: LoCoMo any@10 fell from 0.85 to
-    0.73 that way). Turns that only ask stay where they are. The caller leaves the
+    0.73 that way; letting the group's newest turn in, in place of its oldest, 0.85 to
+    0.81). Turns that only ask stay where they are. The caller leaves the
     speakers' names out of ``query_terms``: a turn is indexed with its speaker's name, which
     says who spoke, not what about. Moving only the newest to the group's first place cost
     LoCoMo less at 5 and kept fewer TextWorld updates in order (see the README)."""
@@ -500,11 +506,13 @@ def newest_first(
     return out
 
 
-def _length_prior(cands: list[Candidate]) -> np.ndarray:
-    """log(1 + content words) of each turn; a fact (a few words by construction, as
-    informative as a turn) gets the turns' mean, or 0 when there are none."""
+def _length_prior(cands: list[Candidate], cap: int | None = None) -> np.ndarray:
+    """log(1 + content words) of each turn, the words counted up to ``cap``; a fact (a few
+    words by construction, as informative as a turn) gets the turns' mean, or 0 when there
+    are none."""
     turn = np.array([c.label == "Episode" for c in cands])
-    prior = np.log1p([len((c.props.get("terms") or "").split(" ")) for c in cands])
+    words = np.array([len((c.props.get("terms") or "").split(" ")) for c in cands])
+    prior = np.log1p(np.minimum(words, cap or words.max(initial=0)))
     prior[~turn] = prior[turn].mean() if turn.any() else 0.0
     return prior
 

@@ -214,6 +214,13 @@ class GraphSettings(BaseSettings):
         "memories carry more to ask about; short phatic turns ('Hey Mel, how are you?') match "
         "a question by the names in it and are rarely what was asked for.",
     )
+    recall_length_cap: int | None = Field(
+        default=8,
+        ge=1,
+        description="Content words beyond which a memory's length adds nothing to its prior "
+        "(None: no cap). Past a sentence, more words say more things, not more about what was "
+        "asked: an 80-word room description outranked the 5-word turn that answered.",
+    )
     recall_question_penalty: float = Field(
         default=2.0,
         ge=0,
@@ -233,11 +240,11 @@ class GraphSettings(BaseSettings):
         "newest first: the later one tells the current state.",
     )
     recall_collapse_repeats: bool = Field(
-        default=False,
-        description="Asked how things stand, a turn repeated word for word (a room described "
-        "on every visit) takes one place in a recall, its best copy's, and the places the "
-        "other copies held go to other turns. Off until measured on TextWorld, LoCoMo and "
-        "the game.",
+        default=True,
+        description="Asked how things stand, a turn of recall_length_cap content words or more "
+        "repeated word for word (a room described on every visit) takes one place in a "
+        "recall, its best copy's, and the other copies' places go to other turns. Shorter "
+        "copies ('go west' in two rooms) stay apart.",
     )
 
     # --- plasticity and decay ------------------------------------------------------
@@ -373,6 +380,8 @@ TUNABLE: dict[str, Literal["recall", "maintenance"]] = {
     "recall_anchors": "recall",
     "recall_diversity": "recall",
     "recall_lexical_weight": "recall",
+    "recall_length_prior": "recall",
+    "recall_length_cap": "recall",
     "walk_depth": "recall",
     "walk_threshold": "recall",
     "walk_max_fanout": "recall",

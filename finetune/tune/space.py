@@ -33,6 +33,8 @@ SPACE: tuple[Knob, ...] = (
     Knob("recall_anchors", 3, 24, integer=True),
     Knob("recall_diversity", 0.0, 1.0),
     Knob("recall_lexical_weight", 0.0, 1.5),
+    Knob("recall_length_prior", 0.0, 1.5),
+    Knob("recall_length_cap", 3, 40, integer=True, log=True),
     Knob("walk_depth", 0, 3, integer=True),
     Knob("walk_threshold", 0.005, 0.2, log=True),
     Knob("decay_per_day", 0.001, 0.1, log=True),
