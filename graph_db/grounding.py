@@ -106,10 +106,23 @@ def _date(match: re.Match[str], d: int, m: int, y: int) -> datetime | None:
 def about_now(text: str) -> bool:
     """Whether a query asks how things stand ("Where is the laptop?", "What does Pat do for
     work?"): it names no date and no past ("did", "was", "ago", "last", "first", "when",
-    ...). Then the latest of several turns about the same thing answers it."""
-    return not _PAST.search(text) and not query_dates(text)
+    ...), or it asks for the outcome ("Where did the laptop end up?", "What did Pat
+    eventually choose?"). Then the latest of several turns about the same thing answers it."""
+    return (not _PAST.search(text) or bool(_OUTCOME.search(text))) and not query_dates(text)
 
 
+def without_when(text: str) -> str:
+    """``text`` without the words that ask for the outcome or the present ("end up", "at the
+    moment", "currently"): they say when, not what about, and "pick up" or "a moment" in a
+    turn must not set it apart from the other turns about the same thing."""
+    return _OUTCOME.sub(" ", text)
+
+
+_OUTCOME = re.compile(
+    r"\b(ends? up|ended up|winds? up|wound up|in the end|eventually|finally|latest|"
+    r"most recent(ly)?|currently|right now|at the moment|these days|nowadays)\b",
+    re.I,
+)
 _PAST = re.compile(
     r"\b(did|didn't|was|wasn't|were|weren't|had|used to|ago|yesterday|last|before|earlier|"
     r"previously|originally|first|once|when|since)\b",

@@ -34,7 +34,7 @@ import numpy as np
 from graph_db import clock
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
-from graph_db.grounding import Grounding, about_now
+from graph_db.grounding import Grounding, about_now, without_when
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Searcher
 from graph_db.settings import GraphSettings
@@ -393,7 +393,7 @@ class Recaller:
         if self.settings.recall_newest_first and now_asked:
             lang = self.settings.stem_language
             said_by = " ".join({c.props.get("speaker") or "" for _, c in scored})
-            words = {t for q in queries for t in terms(q, lang).split()}
+            words = {t for q in queries for t in terms(without_when(q), lang).split()}
             scored = newest_first(scored, k, words - set(terms(said_by, lang).split()))
         top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
         return self._results(ns, top), [a.id for a in anchors]

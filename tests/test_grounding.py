@@ -16,6 +16,7 @@ from graph_db.grounding import (
     name_free,
     names_in,
     query_dates,
+    without_when,
 )
 from graph_db.text import is_question, terms
 
@@ -133,7 +134,9 @@ def test_the_full_text_query_asks_each_term_once():
         ("Where is the laptop now?", True),
         ("What does Pat do for work?", True),
         ("Where's my passport?", True),
-        ("Where did the laptop end up?", False),
+        ("Where did the laptop end up?", True),  # the outcome: the latest turn tells it
+        ("What did Pat eventually choose?", True),
+        ("Where did the laptop go first?", False),
         ("What did Mel paint last year?", False),
         ("When is the meeting?", False),
         ("What was the first rule?", False),
@@ -142,6 +145,14 @@ def test_the_full_text_query_asks_each_term_once():
 )
 def test_a_query_about_how_things_stand_names_no_past(text, now):
     assert about_now(text) is now
+
+
+def test_the_words_that_ask_for_the_outcome_do_not_group_turns():
+    """ "Where did the fondue end up?" is about the fondue: "You pick up the fondue" and "You
+    put the fondue in the suitcase" are turns about the same thing, whatever "up" does."""
+    assert terms(without_when("Where did the fondue end up?")) == terms("the fondue")
+    assert terms(without_when("Where is the towel at the moment, currently?")) == "towel"
+    assert terms(without_when("Who ended up with the pot?")) == terms("Who with the pot?")
 
 
 def test_contractions_and_now_are_not_search_terms():
