@@ -188,7 +188,7 @@ def main(argv: Sequence[str] | None = None, echo: Callable[[str], Any] = print) 
     g.add_argument("--out", type=Path, help="the GGUF to write")
     g.add_argument("--install", action="store_true", help="as <adapters dir>/<role>.gguf")
     g.add_argument(
-        "--home", type=Path, help="the MAGS home to install into, as `mags --home` (MAGS_HOME)"
+        "--home", type=Path, help="the MAGS home to install into (`mags chat --home`, MAGS_HOME)"
     )
     g.set_defaults(func=_gguf)
     v = sub.add_parser("vllm", help="print (or --run) the vLLM multi-LoRA command")
