@@ -470,7 +470,7 @@ def collapse_repeats(
     seen: set[str] = set()
     for s, c in scored:
         key = c.props.get("terms") if c.label == "Episode" else None
-        if key and len(key.split(" ")) >= min_words:
+        if key and _content_words(c) >= min_words:
             if key in seen:
                 continue
             seen.add(key)
@@ -506,13 +506,18 @@ def newest_first(
     return out
 
 
+def _content_words(c: Candidate) -> int:
+    """The stored terms a memory has (stemmed, no stop words, its speaker's name in)."""
+    return len((c.props.get("terms") or "").split(" "))
+
+
 def _length_prior(cands: list[Candidate], cap: int | None = None) -> np.ndarray:
     """log(1 + content words) of each turn, the words counted up to ``cap``; a fact (a few
     words by construction, as informative as a turn) gets the turns' mean, or 0 when there
     are none."""
     turn = np.array([c.label == "Episode" for c in cands])
-    words = np.array([len((c.props.get("terms") or "").split(" ")) for c in cands])
-    prior = np.log1p(np.minimum(words, cap or words.max(initial=0)))
+    words = np.array([_content_words(c) for c in cands])
+    prior = np.log1p(np.minimum(words, cap) if cap else words)
     prior[~turn] = prior[turn].mean() if turn.any() else 0.0
     return prior
 
