@@ -11,7 +11,7 @@ from finetune.tune import workload as wl
 from finetune.tune.objective import Terms, Weights, judge, replay
 from finetune.tune.report import write_env
 from finetune.tune.space import NAMES, defaults
-from finetune.tune.study import Options, run
+from finetune.tune.study import Options, run, shortfall
 from graph_db import GraphSettings, MagsError
 from graph_db.settings import TUNABLE
 
@@ -140,6 +140,28 @@ def test_a_study_resumes_leaves_no_scratch_and_writes_settings_the_store_reads(g
     write_env(env, outcome, work)
     read = GraphSettings(_env_file=env)
     assert (read.walk_depth, read.w_min) == (3, 0.0125)
+
+
+@ONE_ENGINE
+def test_the_chosen_trial_is_the_best_that_keeps_the_defaults_floor(graph, tmp_path):
+    import optuna
+
+    work = wl.game((3,), (4,), turns=24)
+    options = Options(trials=5, maintain_every=12, require=("accuracy", "fidelity", "size"))
+    outcome = run(graph, work, options, tmp_path, progress=False)
+    stored = optuna.load_study(study_name=outcome.study, storage=f"sqlite:///{outcome.storage}")
+    ref = outcome.tuning["defaults"]
+    done = [t for t in stored.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert len(done) == 5
+    for t in done:  # the sampler is told how far each trial fell short of the defaults
+        assert t.constraints == pytest.approx(
+            shortfall(t.user_attrs["terms"], ref, options.require)
+        )
+    feasible = [t for t in done if all(v <= 0 for v in t.constraints.values())]
+    assert feasible[0].user_attrs["defaults"]
+    assert outcome.chosen["trial"] == min(feasible, key=lambda t: t.value).number
+    with pytest.raises(MagsError, match="unknown requirement"):
+        Options(require=("speed",))
 
 
 def test_the_cli_names_what_a_workload_needs(tmp_path):

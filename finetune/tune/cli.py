@@ -66,6 +66,14 @@ def tune(
     w_unused: Annotated[
         float, typer.Option(min=0, help="Weight of the unused share of recall.")
     ] = 0.05,
+    require: Annotated[
+        str,
+        typer.Option(
+            help="Where the defaults are a floor on the tuning parts: a trial must be at "
+            "least as accurate ('accuracy'), make no more fidelity errors ('fidelity'), "
+            "leave no larger a graph ('size'). Comma-separated; '' for none."
+        ),
+    ] = "accuracy,fidelity",
     env_out: Annotated[
         Path | None, typer.Option(help="Where to write the chosen settings (.env lines).")
     ] = None,
@@ -112,6 +120,7 @@ def tune(
         capacity=capacity,
         seed=seed,
         weights=Weights(w_prediction, w_churn, w_size, w_unused),
+        require=tuple(r.strip() for r in require.split(",") if r.strip()),
     )
     console.print(
         f"Workload {work.name}: {len(work.tune)} part(s) to tune on "

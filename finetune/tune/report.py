@@ -105,6 +105,7 @@ def record(outcome: Outcome, work: Workload, options: Options) -> dict[str, Any]
             "maintain_every": options.maintain_every,
             "capacity": options.capacity,
             "weights": options.weights.__dict__,
+            "require": list(options.require),
             "seed": options.seed,
         },
         "mags": version("mags"),

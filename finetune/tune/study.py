@@ -6,6 +6,13 @@ a part when they are worse than the median trial there. The study lives in an SQ
 (resumable: the same workload, weights and options continue the same study). At the end,
 the best trial and the defaults are both replayed on the held-out parts, which the search
 never saw, and the Pareto front of the four terms over the finished trials is reported.
+
+``Options.require`` makes the defaults a floor: a trial is feasible only when, on the tuning
+parts, it is at least as accurate as the defaults ("accuracy"), makes no more fidelity errors
+("fidelity") or leaves no larger a graph ("size"). The sampler is told (``Trial.set_constraint``,
+which TPE reads), so it searches where the floor holds, and the chosen trial is the
+feasible one of lowest loss; the defaults are always feasible, so "nothing better" is a
+possible answer.
 """
 
 from __future__ import annotations
@@ -33,6 +40,30 @@ class Options:
     capacity: int | None = None
     seed: int = 7
     weights: Weights = field(default_factory=Weights)
+    require: tuple[str, ...] = ("accuracy", "fidelity")
+
+    def __post_init__(self) -> None:
+        unknown = set(self.require) - set(REQUIREMENTS)
+        if unknown:
+            raise MagsError(
+                f"unknown requirement(s) {sorted(unknown)}: choose from {', '.join(REQUIREMENTS)}"
+            )
+
+
+REQUIREMENTS = ("accuracy", "fidelity", "size")
+
+
+def shortfall(
+    terms: dict[str, Any], reference: dict[str, Any], require: tuple[str, ...]
+) -> dict[str, float]:
+    """How far a trial falls short of the defaults on each requirement (<= 0: met, as
+    Optuna's constraints read)."""
+    gaps = {
+        "accuracy": reference["accuracy"] - terms["accuracy"],
+        "fidelity": float(terms["fidelity_errors"] - reference["fidelity_errors"]),
+        "size": terms["size"] - reference["size"],
+    }
+    return {r: gaps[r] for r in REQUIREMENTS if r in require}
 
 
 @dataclass
@@ -73,6 +104,7 @@ def study_name(workload: Workload, options: Options) -> str:
             "maintain_every": options.maintain_every,
             "capacity": options.capacity,
             "weights": options.weights.__dict__,
+            **({"require": sorted(options.require)} if options.require else {}),
             "space": [k.__dict__ for k in SPACE],
         },
         sort_keys=True,
@@ -85,7 +117,7 @@ def _optuna():
     try:
         import optuna
     except ImportError:
-        raise MagsError("mags tune needs Optuna: pip install 'optuna>=4'") from None
+        raise MagsError("mags tune needs Optuna: pip install 'optuna>=5'") from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna
 
@@ -122,15 +154,22 @@ def run(
         study.set_user_attr("reference", [_dump(t) for t in parts])
         ref_total = _total(parts)
         distributions = {k.name: _distribution(optuna, k) for k in SPACE}
-        study.add_trial(
-            optuna.trial.create_trial(
-                params=base,
-                distributions=distributions,
-                value=options.weights.loss(ref_total, ref_total),
-                user_attrs={"terms": ref_total.summary(), "defaults": True},
-            )
+        first = optuna.trial.create_trial(
+            params=base,
+            distributions=distributions,
+            value=options.weights.loss(ref_total, ref_total),
+            user_attrs={"terms": ref_total.summary(), "defaults": True},
         )
+        for floor in options.require:  # the floor itself: met by definition
+            first.set_constraint(floor, 0.0)
+        study.add_trial(first)
     reference = [_load(d) for d in study.user_attrs["reference"]]
+    ref_summary = _total(reference).summary()
+
+    def finish(trial: Any, terms: Terms) -> None:
+        trial.set_user_attr("terms", terms.summary())
+        for floor, gap in shortfall(terms.summary(), ref_summary, options.require).items():
+            trial.set_constraint(floor, gap)
 
     def objective(trial: Any) -> float:
         params = {k.name: k.suggest(trial) for k in SPACE}
@@ -142,9 +181,9 @@ def run(
             loss = options.weights.loss(_total(so_far), _total(reference[: i + 1]))
             trial.report(loss, i)
             if i + 1 < len(workload.tune) and trial.should_prune():
-                trial.set_user_attr("terms", _total(so_far).summary())
+                finish(trial, _total(so_far))
                 raise optuna.TrialPruned()
-        trial.set_user_attr("terms", _total(so_far).summary())
+        finish(trial, _total(so_far))
         return loss
 
     for t in study.trials:  # a run killed mid-trial left it running: it never will again
@@ -157,7 +196,10 @@ def run(
         say(f"Study {name}: {done} trial(s) done, running {todo} more ...")
         study.optimize(objective, n_trials=todo, show_progress_bar=progress)
     complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
-    best = study.best_trial
+    best = min(
+        (t for t in complete if t.user_attrs.get("defaults") or _feasible(t, ref_summary, options)),
+        key=lambda t: t.value,
+    )
     chosen_params = {**base, **best.params}
     say("Replaying the defaults and the best trial on the held-out parts ...")
     if "held_out_defaults" not in study.user_attrs:  # the same every time: measured once
@@ -190,6 +232,12 @@ def run(
         tuning={"defaults": _total(reference).summary(), "chosen": best.user_attrs["terms"]},
         held_out={"defaults": held_defaults.summary(), "chosen": held_chosen.summary()},
     )
+
+
+def _feasible(trial: Any, reference: dict[str, Any], options: Options) -> bool:
+    terms = trial.user_attrs.get("terms")
+    gaps = shortfall(terms, reference, options.require).values() if terms else [1.0]
+    return all(g <= 0 for g in gaps)
 
 
 def pareto_front(trials: list[Any]) -> list[Any]:
