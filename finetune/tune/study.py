@@ -166,9 +166,12 @@ def run(
     reference = [_load(d) for d in study.user_attrs["reference"]]
     ref_summary = _total(reference).summary()
 
-    def finish(trial: Any, terms: Terms) -> None:
-        trial.set_user_attr("terms", terms.summary())
-        for floor, gap in shortfall(terms.summary(), ref_summary, options.require).items():
+    def finish(trial: Any, so_far: list[Terms]) -> None:
+        """Keep a trial's terms and tell the sampler how far it fell short of the defaults
+        on the same parts (a pruned trial ran only the first ones)."""
+        terms, ref = _total(so_far).summary(), _total(reference[: len(so_far)]).summary()
+        trial.set_user_attr("terms", terms)
+        for floor, gap in shortfall(terms, ref, options.require).items():
             trial.set_constraint(floor, gap)
 
     def objective(trial: Any) -> float:
@@ -181,9 +184,9 @@ def run(
             loss = options.weights.loss(_total(so_far), _total(reference[: i + 1]))
             trial.report(loss, i)
             if i + 1 < len(workload.tune) and trial.should_prune():
-                finish(trial, _total(so_far))
+                finish(trial, so_far)
                 raise optuna.TrialPruned()
-        finish(trial, _total(so_far))
+        finish(trial, so_far)
         return loss
 
     for t in study.trials:  # a run killed mid-trial left it running: it never will again
