@@ -76,6 +76,10 @@ def _said(speaker: str | None, text: str) -> str:
     return f"{speaker}: {text}" if speaker else text
 
 
+def _words(text: str) -> int:
+    return len(text.split())
+
+
 class Prepared(NamedTuple):
     """Episodes validated and embedded, ready for one write transaction."""
 
@@ -316,7 +320,7 @@ class MemoryWriter:
         vectors = self.embed(said) if texts else np.zeros((0, self.embedder.dim))
         views: list[dict[str, np.ndarray]] = [{} for _ in items]
         if self.settings.episode_views and items:
-            views = self._views(items, texts, said, before, ns)
+            views = self._views(items, texts, said, vectors, before, ns)
         return Prepared(ns, items, texts, vectors, views)
 
     def _views(
@@ -324,11 +328,13 @@ class MemoryWriter:
         items: list[EpisodeIn],
         texts: list[str],
         said: list[str],
+        vectors: np.ndarray,
         before: Sequence[EpisodeIn] | None,
         ns: str,
     ) -> list[dict[str, np.ndarray]]:
         """Extra vectors of a turn: one per sentence (if more than one) and the turn with
-        the one before it in its session (answers read better next to their question)."""
+        the one before it in its session (answers read better next to their question),
+        embedded, or derived from the two turns' vectors (``episode_context_view``)."""
         last: dict[str, str] = {}
         if before is None:
             sessions = sorted({e.session_id for e in items})
@@ -338,8 +344,10 @@ class MemoryWriter:
         else:
             for e in before:
                 last[e.session_id] = _said(e.speaker, e.text)
+        derive = self.settings.episode_context_view == "derive"
         to_embed: list[str] = []
         plan: list[tuple[int, str, int]] = []  # (item, kind, how many texts)
+        pairs: list[tuple[int, str]] = []  # derived: (item, the turn before it)
         order = sorted(range(len(items)), key=lambda i: (to_epoch(items[i].ts) or 0.0, i))
         for i in order:
             parts = sentences(texts[i])
@@ -347,11 +355,18 @@ class MemoryWriter:
                 to_embed += [_said(items[i].speaker, p) for p in parts]
                 plan.append((i, "views", len(parts)))
             prev = last.get(items[i].session_id)
-            if prev is not None:
+            if prev is not None and derive:
+                pairs.append((i, prev))
+            elif prev is not None:
                 to_embed.append(f"{prev}\n{said[i]}")
                 plan.append((i, "ctx_embedding", 1))
             last[items[i].session_id] = said[i]
         out: list[dict[str, np.ndarray]] = [{} for _ in items]
+        if pairs:
+            for i, ctx in zip(
+                (i for i, _ in pairs), self._derived_context(pairs, said, vectors), strict=True
+            ):
+                out[i]["ctx_embedding"] = ctx
         if not to_embed:
             return out
         vecs = self.embed(to_embed)
@@ -361,6 +376,22 @@ class MemoryWriter:
             at += n
             out[i][kind] = block if kind == "views" else block[0]
         return out
+
+    def _derived_context(
+        self, pairs: list[tuple[int, str]], said: list[str], vectors: np.ndarray
+    ) -> np.ndarray:
+        """The in-context view without a model call: the two turns' vectors weighted by
+        their lengths in words, as mean pooling over the joined text weighs their tokens
+        (cosine ~0.95 to the embedded view on LoCoMo). A turn before from an earlier batch
+        or the store is embedded once (the query cache usually has it)."""
+        own = {text: vectors[i] for i, text in enumerate(said)}
+        missing = sorted({prev for _, prev in pairs if prev not in own})
+        if missing:
+            own |= dict(zip(missing, self.embed(missing), strict=True))
+        mixed = np.stack(
+            [_words(said[i]) * vectors[i] + _words(prev) * own[prev] for i, prev in pairs]
+        )
+        return (mixed / np.linalg.norm(mixed, axis=1, keepdims=True)).astype(np.float32)
 
     def write_episodes(self, prepared: Prepared) -> list[str]:
         ns, items, texts, vectors, views = prepared

@@ -79,3 +79,37 @@ def test_with_packed_leaves_current_and_entity_rows_alone():
     assert with_packed({"id": "e", "name": "x"}) == {"id": "e", "name": "x"}
     old = with_packed({"id": "b", "embedding": [1.0, 0.0], "views": [0.0, 1.0, 1.0, 0.0]})
     assert "views" not in old and unpack(old["vecs"], 2)["views"].shape == (2, 2)
+
+
+def test_a_derived_context_view_mixes_the_two_turns_and_embeds_no_joined_text(
+    graph, ns, monkeypatch
+):
+    """episode_context_view='derive': the in-context view is the length-weighted mix of the
+    turn's and its predecessor's vectors, within a batch and across batches (the turn
+    before read from the store), and no joined text reaches the model."""
+    engram = graph._engram
+    monkeypatch.setattr(
+        engram, "settings", engram.settings.model_copy(update={"episode_context_view": "derive"})
+    )
+    embedded: list[str] = []
+    embed = engram.embed
+    monkeypatch.setattr(engram, "embed", lambda texts: embedded.extend(texts) or embed(texts))
+    turns = [
+        ("Ann", "I adopted a grey cat last spring"),
+        ("Bo", "What is its name?"),
+        ("Ann", "Her name is Miso and she sleeps all day"),
+    ]
+    ids = graph.add_episodes(
+        ns, [{"text": t, "speaker": s, "session_id": "s"} for s, t in turns[:2]]
+    )
+    ids += graph.add_episodes(ns, [{"text": turns[2][1], "speaker": "Ann", "session_id": "s"}])
+    assert not [t for t in embedded if "\n" in t]
+    said = [f"{s}: {t}" for s, t in turns]
+    own = embed(said)
+    rows = {r["id"]: r["row"] for r in graph.backend.read("recall_rows", ns=ns, ids=ids)}
+    stored = [unpack(rows[i]["vecs"], own.shape[1]) for i in ids]
+    assert "ctx_embedding" not in stored[0]  # the session's first turn has none
+    for i in (1, 2):
+        mix = len(said[i].split()) * own[i] + len(said[i - 1].split()) * own[i - 1]
+        np.testing.assert_allclose(stored[i]["ctx_embedding"], mix / np.linalg.norm(mix), atol=5e-3)
+    graph.forget_namespace(ns)
