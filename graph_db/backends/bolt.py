@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -42,6 +43,16 @@ UNIQUE_RETRIES = 2  # see GraphBackend._execute
 # ArcadeDB's Bolt refuses messages over 16 MiB (a batch of long turns failed after minutes
 # with "Expected structure, got: Long"): a query's rows are sent in parts below this
 MESSAGE_BUDGET = 4 * 1024 * 1024
+#: Named writes that change what the read index holds of a namespace (graph_db/read_index.py):
+#: a write transaction that runs one bumps the namespace's version inside it, and once it
+#: committed, this process's listeners are handed them (write-through). Every process bumps,
+#: with or without an index of its own, so that the others' indexes see its writes.
+VERSIONED_WRITES = frozenset(
+    {"episodes_create", "facts_create", "memory_delete", "memory_update", "namespace_delete"}
+)
+#: (namespace -> (epoch, version), or None when the transaction deleted it; the versioned
+#: writes it ran, as (query name, parameters), in order)
+Committed = Callable[[dict[str, tuple[str, int] | None], list[tuple[str, dict[str, Any]]]], None]
 
 
 class _QuietRetries(logging.Filter):
@@ -77,10 +88,13 @@ class Tx:
     def __init__(self, tx: ManagedTransaction, dialect: Dialect) -> None:
         self._tx = tx
         self._dialect = dialect
+        self.versioned: list[tuple[str, dict[str, Any]]] = []  # see VERSIONED_WRITES
 
     def run(self, name: str, **params: Any) -> Rows:
         """Run query ``name``; a ``rows`` batch larger than a Bolt message may carry is
         sent in parts, in this same transaction (every ``rows`` query UNWINDs its rows)."""
+        if name in VERSIONED_WRITES:
+            self.versioned.append((name, params))
         rows = params.get("rows")
         if isinstance(rows, list) and len(rows) > 1 and _size(rows) > MESSAGE_BUDGET:
             out: Rows = []
@@ -119,6 +133,25 @@ class TxBackend:
         return work(self._tx)
 
     read_tx = write_tx
+
+
+def _versioned(
+    tx: ManagedTransaction,
+    dialect: Dialect,
+    work: Callable[[Tx], T],
+    done: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]],
+) -> T:
+    """``work`` in ``tx``, then the version bump of each namespace its versioned writes
+    touched, in the same transaction (a retried attempt starts over: ``done`` keeps the
+    last)."""
+    t = Tx(tx, dialect)
+    out = work(t)
+    versions: dict[str, tuple[str, int] | None] = {}
+    for ns in sorted({p["ns"] for _, p in t.versioned if isinstance(p.get("ns"), str)}):
+        rows = t.run("namespace_bump", ns=ns, epoch=uuid.uuid4().hex)
+        versions[ns] = (rows[0]["epoch"], rows[0]["version"]) if rows else None
+    done.append((versions, t.versioned))
+    return out
 
 
 def _size(value: Any) -> int:
@@ -175,6 +208,8 @@ class GraphBackend:
         # foreground ones would otherwise deadlock on the same records and wait out the
         # engine's retries; other processes on the same store queue in the engine
         self._write_lock = threading.RLock()
+        #: told after each commit that ran a versioned write (the read index)
+        self.on_commit: list[Committed] = []
 
     # -- queries ------------------------------------------------------------------
     def read(self, name: str, **params: Any) -> Rows:
@@ -249,8 +284,13 @@ class GraphBackend:
         for attempt in range(UNIQUE_RETRIES + 1):
             try:
                 with driver.session(database=self.database) as session:
-                    run = session.execute_write if write else session.execute_read
-                    return run(lambda tx: work(Tx(tx, self.dialect)))
+                    if not write:
+                        return session.execute_read(lambda tx: work(Tx(tx, self.dialect)))
+                    done: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]] = []
+                    out = session.execute_write(_versioned, self.dialect, work, done)
+                    if done and done[-1][1]:
+                        self._committed(*done[-1])
+                    return out
             except ConstraintError:
                 # another process created the same unique key (a namespace, a predicate)
                 # between our MERGE's look and its create: run again, the MERGE now finds
@@ -259,6 +299,17 @@ class GraphBackend:
                     raise
                 log.info("unique key taken by a concurrent writer: retrying")
         raise AssertionError("unreachable")
+
+    def _committed(
+        self,
+        versions: dict[str, tuple[str, int] | None],
+        writes: list[tuple[str, dict[str, Any]]],
+    ) -> None:
+        for listener in self.on_commit:
+            try:
+                listener(versions, writes)
+            except Exception:  # the write is stored; a listener that failed catches up later
+                log.exception("a commit listener failed (it will catch up from the store)")
 
     def _renewed(self, lost: Driver) -> Driver:
         """A driver to the engine again (one thread reconnects; the others take its driver)."""
