@@ -448,6 +448,46 @@ def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[
     }
 
 
+def time_recall_engine(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
+    """Recall (walk) with the read index off: every search asks the engine, as before it."""
+    kept, g.search_engine.index = g.search_engine.index, None
+    try:
+        return time_recall(g, ns, queries, "walk")
+    finally:
+        g.search_engine.index = kept
+
+
+def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
+    """The read index of ``ns`` built from the store: seconds, then (a second build, traced)
+    the memory it holds, its vectors apart."""
+    import tracemalloc
+
+    index = g.read_index
+    if index is None:
+        return {"off": True}
+    index.forget(ns)
+    t0 = time.perf_counter()
+    space = index._build(ns)
+    seconds = time.perf_counter() - t0
+    index.forget(ns)
+    del space
+    tracemalloc.start()
+    try:
+        space = index._build(ns)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    memories = len(space.at)
+    vectors = space.vector_bytes()
+    return {
+        "seconds": seconds,
+        "memories": memories,
+        "bytes": held,
+        "vector_bytes": vectors,
+        "other_bytes_per_memory": (held - vectors) / max(1, memories),
+    }
+
+
 def time_maintain(g: LiquidGraph, ns: str, now: float | None, **how: Any) -> dict[str, Any]:
     """One ``maintain()`` pass timed; the ASSOC edges it faced are counted outside the time."""
     edges = assoc_count(g, ns)
@@ -530,10 +570,12 @@ def measure(
     steps: list[tuple[str, Any]] = [
         ("maintain_full", lambda: time_maintain(g, ns, None, full=True)),
         ("query_embedding", lambda: time_embedding(real, gen.queries(per_mode, taken))),
+        ("read_index_build", lambda: time_index_build(g, ns)),
         *[
             (f"recall_{m}", lambda m=m: time_recall(g, ns, gen.queries(per_mode, taken), m))
             for m in ("walk", "vector")
         ],
+        ("recall_walk_engine", lambda: time_recall_engine(g, ns, gen.queries(per_mode, taken))),
         ("maintain", lambda: time_maintain(g, ns, None)),
         ("maintain_aged", lambda: time_maintain(g, ns, aged, kcore=False)),
         ("maintain_kcore", lambda: time_maintain(g, ns, aged, kcore=True)),
@@ -567,6 +609,16 @@ def display(r: dict[str, Any]) -> dict[str, str]:
         out["entity degree max / median"] = f"{deg['max']:,} / {deg['median']:.0f}"
     if emb := r.get("query_embedding"):
         out["query embedding alone p50 / p95 (ms)"] = f"{emb['p50_ms']:.1f} / {emb['p95_ms']:.1f}"
+    if (ix := r.get("read_index_build")) and not ix.get("off"):
+        out["read index build s"] = f"{ix['seconds']:.2f}"
+        out["  read index MB (vectors) / other bytes per memory"] = (
+            f"{ix['bytes'] / 1e6:,.1f} ({ix['vector_bytes'] / 1e6:,.1f}) / "
+            f"{ix['other_bytes_per_memory']:,.0f}"
+        )
+    if rec := r.get("recall_walk_engine"):
+        out["recall walk, read index off p50 / p95 (ms)"] = (
+            f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"
+        )
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
             out[f"recall {mode} p50 / p95 (ms)"] = f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"

@@ -45,6 +45,7 @@ from graph_db.models import (
     to_epoch,
 )
 from graph_db.plasticity import Plasticity
+from graph_db.read_index import ReadIndex
 from graph_db.recall import Recaller, as_queries
 from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, predicate_node_key
 from graph_db.search import Searcher, rrf
@@ -105,6 +106,11 @@ class LiquidGraph:
             self.backend.close()
             raise
         self.search_engine = Searcher(self.backend.dialect, self.settings, self.backend.read)
+        #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
+        self.read_index = (
+            ReadIndex(self.backend, self.embedder.dim) if self.settings.read_index else None
+        )
+        self.search_engine.index = self.read_index
         self._known_ns: set[str] = set()
         self._engram = MemoryWriter(
             self.backend, self.embedder, self.search_engine, self.settings, self._after_write
@@ -133,6 +139,8 @@ class LiquidGraph:
             return
         self._plasticity.close()
         self._recaller.close()
+        if self.read_index is not None:
+            self.read_index.close()
         self.backend.close()
 
     def __enter__(self) -> LiquidGraph:

@@ -122,8 +122,9 @@ class Recaller:
                 rows[f.id] = f.row
         rows |= self._rows(ns, [mid for mid in hits if mid not in rows])
         zero = np.zeros(len(queries))
+        vectors = self._vectors(ns, rows, qv.shape[1])
         return {
-            mid: _candidate(mid, row, qv.shape[1], scores.get(mid, zero), hits[mid])
+            mid: _candidate(mid, row, vectors, qv.shape[1], scores.get(mid, zero), hits[mid])
             for mid, row in rows.items()
         }
 
@@ -131,11 +132,32 @@ class Recaller:
         if self._owns_pool:
             self._pool.shutdown(wait=True)
 
-    def _rows(self, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
-        """What recall needs of memories by id, where a search or step did not bring it."""
+    def _rows(self, ns: str, ids: list[str], vecs: bool | None = None) -> dict[str, dict[str, Any]]:
+        """What recall needs of memories by id, where a search or step did not bring it;
+        their packed vectors too when asked, by default when there is no read index."""
         if not ids:
             return {}
-        return {r["id"]: r["row"] for r in self.backend.read("recall_rows", ns=ns, ids=ids)}
+        vecs = self.searcher.index is None if vecs is None else vecs
+        rows = self.backend.read("recall_rows", ns=ns, ids=ids, vecs=vecs)
+        return {r["id"]: r["row"] for r in rows}
+
+    def _vectors(
+        self, ns: str, rows: dict[str, dict[str, Any]], dim: int
+    ) -> dict[str, dict[str, np.ndarray]]:
+        """Each memory's recall vectors: from its row when the row brought them, else from
+        the read index, else read (a memory written after the index was checked)."""
+        index = self.searcher.index
+        out: dict[str, dict[str, np.ndarray]] = {}
+        for mid, row in rows.items():
+            packed = row.get("vecs")
+            held = unpack(packed, dim) if packed else index and index.vectors(ns, mid)
+            if held:
+                out[mid] = held
+        missing = [mid for mid in rows if mid not in out]
+        for mid, row in self._rows(ns, missing, vecs=True).items():
+            if row.get("vecs"):
+                out[mid] = unpack(row["vecs"], dim)
+        return out
 
     # -- 2. relevance ----------------------------------------------------------------------
     def score(
@@ -201,8 +223,10 @@ class Recaller:
         }
         missing = sorted(sid for sid in sources if sid and sid not in pool)
         dim = ranked[0][1].vectors["embedding"].shape[0]
-        for mid, row in self._rows(ns, missing).items():
-            pool[mid] = _candidate(mid, row, dim, np.zeros(1), {"correction"})
+        rows = self._rows(ns, missing)
+        vectors = self._vectors(ns, rows, dim)
+        for mid, row in rows.items():
+            pool[mid] = _candidate(mid, row, vectors, dim, np.zeros(1), {"correction"})
         out: list[tuple[float, Candidate]] = []
         placed: set[str] = set()
         for score, c in ranked:
@@ -278,6 +302,7 @@ class Recaller:
         known = set(known)
         params = {
             "ns": ns,
+            "vecs": self.searcher.index is None,
             "stop": stop,
             "now": now,
             "next_w": s.walk_next_weight,
@@ -363,10 +388,14 @@ class Recaller:
         reached, rows = self.walk(ns, anchors, now, floor, known=cands)
         rows |= self._rows(ns, [mid for mid in reached if mid not in cands and mid not in rows])
         zero = np.zeros(len(queries))
-        extra = [
-            _candidate(mid, row, qv.shape[1], zero, {"walk"})
+        rows = {
+            mid: row
             for mid, row in rows.items()
             if visible(row, as_of, history) and row["label"] in labels
+        }
+        vectors = self._vectors(ns, rows, qv.shape[1])
+        extra = [
+            _candidate(mid, row, vectors, qv.shape[1], zero, {"walk"}) for mid, row in rows.items()
         ]
         self.score(extra, qv, ground, stats)
         pool = {c.id: c for c in [*keep, *extra]}
@@ -523,13 +552,19 @@ def _length_prior(cands: list[Candidate], cap: int | None = None) -> np.ndarray:
 
 
 def _candidate(
-    mid: str, row: dict[str, Any], dim: int, lexical: np.ndarray, sources: set[str]
+    mid: str,
+    row: dict[str, Any],
+    vectors: dict[str, dict[str, np.ndarray]],
+    dim: int,
+    lexical: np.ndarray,
+    sources: set[str],
 ) -> Candidate:
-    """A candidate from its recall row (see recall_rows.cypher), vectors unpacked."""
+    """A candidate from its recall row (see recall_rows.cypher) and its vectors (a memory
+    stored without any scores as a zero vector)."""
     props = dict(row)
-    packed = props.pop("vecs", None)
-    vectors = unpack(packed, dim) if packed else {"embedding": np.zeros(dim, np.float32)}
-    return Candidate(mid, props["label"], props, vectors, lexical, set(sources))
+    props.pop("vecs", None)
+    held = vectors.get(mid) or {"embedding": np.zeros(dim, np.float32)}
+    return Candidate(mid, props["label"], props, held, lexical, set(sources))
 
 
 def as_queries(query: str | Sequence[str]) -> list[str]:

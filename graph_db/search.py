@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 
 from graph_db.backends.dialects import Dialect
+from graph_db.read_index import LABELS as INDEXED
+from graph_db.read_index import ReadIndex
 from graph_db.settings import GraphSettings
 from graph_db.text import fulltext_query
 
@@ -127,6 +129,9 @@ class Searcher:
         self.dialect = dialect
         self.settings = settings
         self.counts = Counts(read=read)
+        #: the in-process read index (graph_db.read_index): episodes' and facts' nearest
+        #: neighbours come from it when set
+        self.index: ReadIndex | None = None
 
     def nearest(
         self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int, rows: bool = False
@@ -136,6 +141,9 @@ class Searcher:
         n = len(vectors)
         if n == 0 or k <= 0:
             return [[] for _ in range(n)]
+        if self.index is not None and label in INDEXED:
+            found = self.index.nearest(run, ns, label, vectors, k)
+            return [[Found(mid, label, cos) for mid, cos in hits] for hits in found]
         total, have = self.counts.get(run, ns, label)
         if have == 0:
             return [[] for _ in range(n)]
@@ -156,6 +164,7 @@ class Searcher:
                 vectors=[vecs[i] for i in todo],
                 fetch=fetch,
                 with_rows=rows,
+                vecs=True,
             )
             got: dict[int, list[Found]] = {}
             for r in found:  # ordered by i, score desc
@@ -202,7 +211,13 @@ class Searcher:
         index = self.dialect.fulltext_index_name(label)
         while True:
             got = run(
-                "fulltext_search", ns=ns, index=index, query=query, fetch=fetch, with_rows=rows
+                "fulltext_search",
+                ns=ns,
+                index=index,
+                query=query,
+                fetch=fetch,
+                with_rows=rows,
+                vecs=self.index is None,  # else recall takes them from the index
             )
             r = got[0] if got else {"ids": [], "scores": [], "rows": [], "seen": 0}  # no hit
             mine = [

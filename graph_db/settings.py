@@ -123,6 +123,12 @@ class GraphSettings(BaseSettings):
         "(stored on the episode, used to re-score recall candidates). Costs about 2x the "
         "embedding time on write; raised LoCoMo R_any@10 by ~0.08.",
     )
+    read_index: bool = Field(
+        default=True,
+        description="Keep each namespace's recall vectors in process (graph_db.read_index) "
+        "and search them there, checked against the namespace's version before each search; "
+        "false: the engine's vector index answers, as before.",
+    )
     episode_context_view: Literal["embed", "derive"] = Field(
         default="embed",
         description="How a turn's in-context view is made: 'embed' embeds the turn with the "

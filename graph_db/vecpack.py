@@ -43,12 +43,13 @@ def pack(
     return f"{PREFIX}:{n_views}:{has_ctx}:{base64.b64encode(raw).decode('ascii')}"
 
 
-def unpack(packed: str, dim: int) -> dict[str, np.ndarray]:
-    """``{"embedding": (dim,), "views": (n, dim) if any, "ctx_embedding": (dim,) if any}``."""
+def unpack(packed: str, dim: int, dtype: type = np.float32) -> dict[str, np.ndarray]:
+    """``{"embedding": (dim,), "views": (n, dim) if any, "ctx_embedding": (dim,) if any}``
+    (``dtype`` float16: as stored, half the memory)."""
     kind, n_views, has_ctx, data = packed.split(":", 3)
     if kind != PREFIX:
         raise ValueError(f"unknown packed vector format {kind!r}")
-    flat = np.frombuffer(base64.b64decode(data), dtype=np.float16).astype(np.float32)
+    flat = np.frombuffer(base64.b64decode(data), dtype=np.float16).astype(dtype)
     n, c = int(n_views), int(has_ctx)
     if flat.size != (1 + n + c) * dim:
         raise ValueError(f"packed vectors hold {flat.size} values, not {(1 + n + c) * dim}")

@@ -8,6 +8,17 @@ import pytest
 from graph_db import EpisodeIn, FactIn, InvalidInputError, LiquidGraph, NotFoundError
 
 
+@pytest.fixture(autouse=True, params=["read-index", "engine-reads"])
+def reads(request, graph):
+    """Each contract test twice: searches answered by the in-process read index, and by
+    the engine's indexes (MAGS_READ_INDEX=false)."""
+    kept = graph.search_engine.index
+    if request.param == "engine-reads":
+        graph.search_engine.index = None
+    yield
+    graph.search_engine.index = kept
+
+
 def _edges(graph, ns):
     return {t: v["count"] for t, v in graph.stats(ns)["edges"].items()}
 

@@ -97,7 +97,7 @@ def test_the_length_prior_scales_relevance_by_content_words(graph, ns):
             ("ann", "Taxes are due in April"),
         ],
     )
-    rows = graph.backend.read("recall_rows", ns=ns, ids=ids)
+    rows = graph.backend.read("recall_rows", ns=ns, ids=ids, vecs=True)
     words = {r["id"]: len(r["row"]["terms"].split()) for r in rows}
     assert words[ids[0]] == 3 and words[ids[1]] == 10  # stemmed, no stop words, speaker in
 

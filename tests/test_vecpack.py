@@ -44,7 +44,7 @@ def test_a_schema_1_store_is_packed_when_opened(tmp_path, embedder):
             ],
         )
         before = [r.memory.id for r in g.recall("old", "cold lake swimming", k=2, fire=False)]
-        rows = g.backend.read("recall_rows", ns="old", ids=ids)
+        rows = g.backend.read("recall_rows", ns="old", ids=ids, vecs=True)
         legacy = []
         for r in rows:  # back to the schema-1 form
             vecs = unpack(r["row"]["vecs"], embedder.dim)
@@ -106,7 +106,7 @@ def test_a_derived_context_view_mixes_the_two_turns_and_embeds_no_joined_text(
     assert not [t for t in embedded if "\n" in t]
     said = [f"{s}: {t}" for s, t in turns]
     own = embed(said)
-    rows = {r["id"]: r["row"] for r in graph.backend.read("recall_rows", ns=ns, ids=ids)}
+    rows = {r["id"]: r["row"] for r in graph.backend.read("recall_rows", ns=ns, ids=ids, vecs=True)}
     stored = [unpack(rows[i]["vecs"], own.shape[1]) for i in ids]
     assert "ctx_embedding" not in stored[0]  # the session's first turn has none
     for i in (1, 2):

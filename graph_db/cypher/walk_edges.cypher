@@ -7,6 +7,7 @@
 // caller has). Weighing and filtering here keeps the rows sent back few. At most $fanout
 // edges of each memory are read (in the engine's order): a hub tied to thousands of
 // memories would cost seconds, and says little about any one of them.
+// $vecs: whether rows carry the packed vectors (not when the read index holds them).
 UNWIND $frontier AS f
 OPTIONAL MATCH (e:Episode {id: f.id})
 WHERE e.ns = $ns
@@ -33,4 +34,4 @@ RETURN f.id AS source, o.id AS id, edge, w,
        CASE WHEN o.id IN $known THEN null ELSE
          o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
            .source_episode_id, .terms,
-            .last_access, .vecs, label: labels(o)[0]} END AS row
+            .last_access, vecs: CASE WHEN $vecs THEN o.vecs END, label: labels(o)[0]} END AS row

@@ -11,6 +11,7 @@ from graph_db import LiquidGraph
 
 WORKER = Path(__file__).parent / "store_worker.py"
 FACT_WRITER = Path(__file__).parent / "fact_writer.py"
+EPISODE_WRITER = Path(__file__).parent / "episode_writer.py"
 
 
 def start_worker(mode: str, home: Path, *args: str) -> subprocess.Popen:
@@ -31,10 +32,8 @@ def wait_for(proc: subprocess.Popen, line: str) -> list[str]:
     raise AssertionError(f"worker exited ({proc.wait()}) before printing {line!r}: {seen}")
 
 
-def start_fact_writer(
-    graph: LiquidGraph, ns: str, prefix: str, writes: int, threads: int
-) -> subprocess.Popen:
-    """A process writing ``writes`` values of one user's lives_in on ``graph``'s store."""
+def store_config(graph: LiquidGraph) -> str:
+    """``graph``'s store as the JSON settings a child process opens it with."""
     s = graph.settings
     config = {"home": str(s.home), "neo4j_uri": s.neo4j_uri}
     if s.neo4j_uri:
@@ -42,11 +41,28 @@ def start_fact_writer(
             "neo4j_user": s.neo4j_user,
             "neo4j_password": s.neo4j_password.get_secret_value(),
         }
+    return json.dumps(config)
+
+
+def write_episode_elsewhere(graph: LiquidGraph, ns: str, text: str, die: bool = False):
+    """Another process writes ``text`` into ``ns`` of ``graph``'s store (with ``die``, it
+    is killed once the write committed, before its read index hears of it)."""
+    return subprocess.run(
+        [sys.executable, str(EPISODE_WRITER), store_config(graph), ns, text,
+         "die" if die else "live"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def start_fact_writer(
+    graph: LiquidGraph, ns: str, prefix: str, writes: int, threads: int
+) -> subprocess.Popen:
+    """A process writing ``writes`` values of one user's lives_in on ``graph``'s store."""
     return subprocess.Popen(
         [
             sys.executable,
             str(FACT_WRITER),
-            json.dumps(config),
+            store_config(graph),
             ns,
             prefix,
             str(writes),

@@ -1,0 +1,249 @@
+"""An in-process read index derived from the graph: per namespace, the memories' recall
+vectors in one matrix, so that nearest-neighbour search costs a matrix product instead of a
+Bolt round trip (and a small tenant never waits on a big one's share of a global index).
+
+The graph stays the source of truth; the index never holds what the graph does not:
+
+- built lazily, per namespace, from one read transaction that also reads the namespace's
+  (epoch, version) (``namespace_version``);
+- every write transaction that changes what the index holds bumps that version inside it
+  (``graph_db.backends.bolt.VERSIONED_WRITES``), so a rollback never moves it;
+- after this process commits such a write, the index applies it (write-through) when it
+  was at the version just before; otherwise (another process wrote in between) it drops
+  the namespace;
+- before each search it reads the version once (one small query): if another process moved
+  it, the namespace is read again. A restart or ``kill -9`` loses nothing: the index lives
+  in memory only and is built from the store again.
+
+Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
+as stored, float16, decoded once. Searched: the own vectors, exactly (cosine of unit vectors).
+Not held yet: full-text terms and the edge adjacency (recall's full-text search and walk
+still ask the engine), and nothing is persisted (see the README's "Read index").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graph_db.backends import GraphBackend
+from graph_db.vecpack import unpack
+
+log = logging.getLogger(__name__)
+LABELS = ("Episode", "Fact")
+_CREATES = {"episodes_create": "Episode", "facts_create": "Fact"}
+Stamp = tuple[str | None, int | None]
+
+
+class _Block:
+    """The own vectors of one label's memories, one float32 row each in a growing matrix
+    (searched with one matrix product; a deleted memory's row is masked until reused)."""
+
+    def __init__(self, dim: int) -> None:
+        self.ids: list[str | None] = []
+        self.own = np.zeros((0, dim), np.float32)
+        self.alive = np.zeros(0, bool)
+        self.free: list[int] = []
+
+    def put(self, row: int | None, vec: np.ndarray) -> int:
+        if row is None:
+            row = self.free.pop() if self.free else len(self.ids)
+            if row == len(self.ids):
+                self.ids.append(None)
+            if row >= len(self.own):  # grow by half again
+                grown = np.zeros((max(64, row + row // 2), self.own.shape[1]), np.float32)
+                grown[: len(self.own)] = self.own
+                self.own = grown
+                self.alive = np.concatenate(
+                    [self.alive, np.zeros(len(grown) - len(self.alive), bool)]
+                )
+        self.own[row] = vec
+        self.alive[row] = True
+        return row
+
+    def drop(self, row: int) -> None:
+        self.ids[row] = None
+        self.alive[row] = False
+        self.free.append(row)
+
+    def nearest(self, queries: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+        n = len(self.ids)
+        live = int(self.alive[:n].sum())
+        if live == 0 or k <= 0:
+            return [[] for _ in queries]
+        sims = queries.astype(np.float32) @ self.own[:n].T  # (q, n)
+        sims[:, ~self.alive[:n]] = -np.inf
+        k = min(k, live)
+        out = []
+        for s in sims:
+            top = np.argpartition(-s, k - 1)[:k] if k < n else np.flatnonzero(self.alive[:n])
+            top = top[np.lexsort((top, -s[top]))]  # best first; ties by row
+            out.append([(self.ids[j], float(s[j])) for j in top])  # type: ignore[misc]
+        return out
+
+
+@dataclass
+class _Space:
+    """One namespace's memories: a block of own vectors per label, and each memory's
+    recall vectors (float16, as stored) for scoring."""
+
+    stamp: Stamp
+    dim: int
+    at: dict[str, tuple[str, int]] = field(default_factory=dict)  # id -> (label, row)
+    vectors: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    blocks: dict[str, _Block] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.blocks = {label: _Block(self.dim) for label in LABELS}
+
+    def put(self, mid: str, label: str, packed: str | None) -> None:
+        """Add or replace memory ``mid`` (no packed vectors: it is not searchable)."""
+        if not packed:
+            self.drop(mid)
+            return
+        vecs = unpack(packed, self.dim, np.float16)
+        held = self.at.get(mid)
+        if held is not None and held[0] != label:
+            self.drop(mid)
+            held = None
+        block = self.blocks[label]
+        row = block.put(held[1] if held else None, vecs["embedding"])
+        block.ids[row] = mid
+        self.at[mid] = (label, row)
+        self.vectors[mid] = vecs
+
+    def drop(self, mid: str) -> None:
+        held = self.at.pop(mid, None)
+        if held is not None:
+            self.blocks[held[0]].drop(held[1])
+            self.vectors.pop(mid, None)
+
+    def nearest(self, label: str, queries: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+        return self.blocks[label].nearest(queries, k)
+
+    def vector_bytes(self) -> int:
+        """What the vectors take (the own-vector matrices and each memory's views)."""
+        own = sum(b.own.nbytes for b in self.blocks.values())
+        return own + sum(a.nbytes for v in self.vectors.values() for a in v.values())
+
+
+class ReadIndex:
+    """The read index of one store (see the module doc)."""
+
+    def __init__(self, backend: GraphBackend, dim: int) -> None:
+        self.backend = backend
+        self.dim = dim
+        self._spaces: dict[str, _Space] = {}
+        self._lock = threading.RLock()
+        self._building: dict[str, threading.Lock] = {}
+        self.builds = 0  # namespaces read whole (tests and benchmarks count them)
+        backend.on_commit.append(self.committed)
+
+    # -- reads ------------------------------------------------------------------------
+    def nearest(
+        self, run: Any, ns: str, label: str, vectors: np.ndarray, k: int
+    ) -> list[list[tuple[str, float]]]:
+        """The ``k`` memories of ``label`` in ``ns`` nearest each vector (cosine, best
+        first), as the store holds them now (``run``: how to read it, a transaction's own
+        when asked inside one)."""
+        space = self._space(run, ns)
+        with self._lock:  # a commit may be growing it
+            return space.nearest(label, np.asarray(vectors), k)
+
+    def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
+        """A memory's decoded recall vectors if the index holds them (else the caller
+        unpacks its row)."""
+        space = self._spaces.get(ns)
+        held = None if space is None else space.vectors.get(mid)
+        return None if held is None else {k: v.astype(np.float32) for k, v in held.items()}
+
+    def _space(self, run: Any, ns: str) -> _Space:
+        rows = run("namespace_version", ns=ns)
+        stamp: Stamp = (rows[0]["epoch"], rows[0]["version"]) if rows else (None, None)
+        with self._lock:
+            building = self._building.setdefault(ns, threading.Lock())
+        with building:  # one build of a namespace at a time: the others wait and take it
+            with self._lock:
+                space = self._spaces.get(ns)
+                if space is not None and _at_least(space.stamp, stamp):
+                    return space
+            return self._build(ns)
+
+    def _build(self, ns: str) -> _Space:
+        """Read ``ns`` whole, with its version, in one read transaction."""
+
+        def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]]]:
+            v = tx.run("namespace_version", ns=ns)
+            stamp = (v[0]["epoch"], v[0]["version"]) if v else (None, None)
+            return stamp, tx.run("index_memories", ns=ns)
+
+        stamp, rows = self.backend.read_tx(read)
+        space = _Space(stamp, self.dim)
+        for r in rows:
+            space.put(r["id"], r["label"], r["vecs"])
+        with self._lock:
+            self._spaces[ns] = space
+            self.builds += 1
+        log.debug("read index: built %s (%d memories)", ns, len(space.at))
+        return space
+
+    # -- write-through ------------------------------------------------------------------
+    def committed(
+        self,
+        versions: dict[str, tuple[str, int] | None],
+        writes: list[tuple[str, dict[str, Any]]],
+    ) -> None:
+        """Apply this process's committed writes to the namespaces held, or drop those
+        another process wrote to in between (read again when next asked)."""
+        with self._lock:
+            for ns, stamp in versions.items():
+                space = self._spaces.get(ns)
+                if space is None:
+                    continue
+                mine = [(name, p) for name, p in writes if p.get("ns") == ns]
+                follows = (
+                    stamp is not None
+                    and space.stamp[0] in (None, stamp[0])
+                    and (space.stamp[1] or 0) + 1 == stamp[1]
+                )
+                if not follows or any(name == "namespace_delete" for name, _ in mine):
+                    del self._spaces[ns]
+                    continue
+                for name, p in mine:
+                    _apply(space, name, p)
+                space.stamp = stamp  # type: ignore[assignment]
+
+    def forget(self, ns: str | None = None) -> None:
+        """Drop what is held of ``ns`` (None: of every namespace)."""
+        with self._lock:
+            if ns is None:
+                self._spaces.clear()
+            else:
+                self._spaces.pop(ns, None)
+
+    def close(self) -> None:
+        if self.committed in self.backend.on_commit:
+            self.backend.on_commit.remove(self.committed)
+        self.forget()
+
+
+def _at_least(held: Stamp, now: Stamp) -> bool:
+    """The index holds the namespace as of ``now`` or later (a build or a write of this
+    process that committed after ``now`` was read)."""
+    return held[0] == now[0] and (held[1] or 0) >= (now[1] or 0)
+
+
+def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
+    if name in _CREATES:
+        for r in params["rows"]:
+            space.put(r["id"], _CREATES[name], r.get("vecs"))
+    elif name == "memory_delete":
+        space.drop(params["id"])
+    elif name == "memory_update":
+        props = params["props"]
+        if "vecs" in props and params["id"] in space.at:
+            space.put(params["id"], space.at[params["id"]][0], props["vecs"])

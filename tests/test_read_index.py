@@ -1,0 +1,147 @@
+"""The in-process read index (graph_db/read_index.py): what another process writes is seen
+by the next recall, a rolled-back write never reaches it, a process killed between commit
+and index update loses nothing, and recall gives the same results with it as without."""
+
+from __future__ import annotations
+
+import signal
+from contextlib import contextmanager
+
+import pytest
+
+from graph_db import MagsError
+from tests.helpers.workers import write_episode_elsewhere
+
+TURNS = [
+    "I adopted a grey cat called Miso last spring",
+    "My sister Lena lives in Porto and teaches maths",
+    "We hiked the West Highland Way in June, it rained every day",
+    "I am allergic to peanuts, so no satay for me",
+    "Our team moved the release to the first week of March",
+    "The spare key used to be under the doormat",
+    "I started learning the cello in January",
+    "Miso sleeps on the sofa all afternoon",
+    "My favourite restaurant is the Lebanese place on King Street",
+    "Lena's birthday is on the 14th of August",
+]
+QUERIES = [
+    "what pet do I have",
+    "where does my sister live",
+    "what am I allergic to",
+    "when is the release",
+    "which instrument am I learning",
+    "Lena birthday",
+    "where is the spare key",
+]
+
+
+def _stamp(graph, ns):
+    rows = graph.backend.read("namespace_version", ns=ns)
+    return rows[0]["epoch"], rows[0]["version"]
+
+
+def _recalled(graph, ns, query, k=5):
+    return [r.memory.id for r in graph.recall(ns, query, k=k, fire=False)]
+
+
+@contextmanager
+def index_off(graph):
+    kept = graph.search_engine.index
+    graph.search_engine.index = None
+    try:
+        yield
+    finally:
+        graph.search_engine.index = kept
+
+
+def test_the_index_is_on_by_default_and_own_writes_go_through_it(graph, ns):
+    index = graph.read_index
+    assert index is not None and graph.search_engine.index is index
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]
+    builds = index.builds
+    new = graph.add_episode(ns, "The spare key is now in the blue flowerpot", session_id="s")
+    assert _recalled(graph, ns, "blue flowerpot key", k=1) == [new]
+    graph.delete(ns, ids[0])
+    assert ids[0] not in _recalled(graph, ns, "grey cat Miso adopted", k=10)
+    graph.update(ns, ids[6], text="I started learning the bassoon in January")
+    assert _recalled(graph, ns, "bassoon lessons", k=1) == [ids[6]]
+    assert index.builds == builds  # applied as written: the namespace was not read again
+    assert index.vectors(ns, new) is not None and index.vectors(ns, ids[0]) is None
+    graph.forget_namespace(ns)
+
+
+def test_a_second_process_write_is_seen_by_the_next_recall(graph, ns):
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "where is the spare key", k=1)  # the index holds ns now
+    before = _stamp(graph, ns)
+    child = write_episode_elsewhere(graph, ns, "The spare key is now in the blue flowerpot")
+    assert child.returncode == 0, child.stderr[-2000:]
+    new = child.stdout.strip().splitlines()[-1]
+    assert _stamp(graph, ns)[1] == before[1] + 1
+    assert _recalled(graph, ns, "blue flowerpot spare key", k=1) == [new]
+    graph.forget_namespace(ns)
+
+
+def test_a_process_killed_between_commit_and_index_update_loses_nothing(graph, ns):
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "where is the spare key", k=1)
+    child = write_episode_elsewhere(graph, ns, "The spare key is now in the red mailbox", True)
+    assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
+    new = child.stdout.strip().splitlines()[-1]
+    assert _recalled(graph, ns, "red mailbox spare key", k=1) == [new]
+    graph.forget_namespace(ns)
+
+
+def test_a_write_that_rolls_back_never_reaches_the_index(graph, ns):
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]
+    before, builds = _stamp(graph, ns), graph.read_index.builds
+
+    class Boom(MagsError):
+        pass
+
+    prepared = graph._engram.prepare_episodes(ns, ["The treasure is buried under the oak"])
+
+    def work(tx):
+        tx.run("episodes_create", ns=ns, rows=[{"id": "ghost", "text": prepared.texts[0],
+               "vecs": "", "embedding": prepared.vectors[0].tolist()}])  # fmt: skip
+        raise Boom("abort")
+
+    with pytest.raises(Boom):
+        graph.backend.write_tx(work)
+    assert _stamp(graph, ns) == before
+    assert "ghost" not in _recalled(graph, ns, "buried treasure oak", k=10)
+    assert graph.read_index.builds == builds
+    graph.forget_namespace(ns)
+
+
+def test_recall_and_search_with_the_index_equal_those_without(graph, ns):
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    graph.add_facts(
+        ns,
+        [
+            {"subject": "Lena", "predicate": "lives_in", "object": "Porto"},
+            {"subject": "I", "predicate": "allergic_to", "object": "peanuts"},
+            {"subject": "Miso", "predicate": "is_a", "object": "grey cat"},
+        ],
+    )
+    with_index = {q: _recalled(graph, ns, q, k=8) for q in QUERIES}
+    searched = {q: [h.memory.id for h in graph.search(ns, q, k=8, mode="vector")] for q in QUERIES}
+    with index_off(graph):
+        assert {q: _recalled(graph, ns, q, k=8) for q in QUERIES} == with_index
+        assert {
+            q: [h.memory.id for h in graph.search(ns, q, k=8, mode="vector")] for q in QUERIES
+        } == searched
+    graph.forget_namespace(ns)
+
+
+def test_a_namespace_deleted_and_written_again_is_not_answered_from_the_old_one(graph, ns):
+    old = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "what pet do I have", k=1) == [old[0]]
+    epoch = _stamp(graph, ns)[0]
+    graph.forget_namespace(ns)
+    new = graph.add_episodes(ns, ["My dog Rex chases the postman"])
+    assert _stamp(graph, ns)[0] != epoch
+    assert _recalled(graph, ns, "what pet do I have", k=10) == new
+    graph.forget_namespace(ns)
