@@ -108,6 +108,14 @@ class Recaller:
             for label in (labels if lexical else [])
             for qi, q in enumerate(queries)
         }
+
+        def vector_rows() -> dict[str, dict[str, Any]]:
+            """The rows of the read index's hits (it finds ids only), read while the
+            full-text searches still run (they were submitted first: no wait on a queue)."""
+            ids = {f.id for job in vector.values() for per_q in job.result() for f in per_q}
+            return self._rows(ns, sorted(ids))
+
+        ahead = self._pool.submit(vector_rows) if self.searcher.index is not None else None
         hits: dict[str, set[str]] = {}
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         scores: dict[str, np.ndarray] = {}
@@ -120,12 +128,14 @@ class Recaller:
             hits.setdefault(f.id, set()).add(source)
             if f.row is not None:
                 rows[f.id] = f.row
+        if ahead is not None:
+            rows = ahead.result() | rows
         rows |= self._rows(ns, [mid for mid in hits if mid not in rows])
         zero = np.zeros(len(queries))
         vectors = self._vectors(ns, rows, qv.shape[1])
-        return {
-            mid: _candidate(mid, row, vectors, qv.shape[1], scores.get(mid, zero), hits[mid])
-            for mid, row in rows.items()
+        return {  # in id order: how the searches found them must not break a tie
+            mid: _candidate(mid, rows[mid], vectors, qv.shape[1], scores.get(mid, zero), hits[mid])
+            for mid in sorted(rows)
         }
 
     def close(self) -> None:
@@ -395,7 +405,7 @@ class Recaller:
         }
         vectors = self._vectors(ns, rows, qv.shape[1])
         extra = [
-            _candidate(mid, row, vectors, qv.shape[1], zero, {"walk"}) for mid, row in rows.items()
+            _candidate(mid, rows[mid], vectors, qv.shape[1], zero, {"walk"}) for mid in sorted(rows)
         ]
         self.score(extra, qv, ground, stats)
         pool = {c.id: c for c in [*keep, *extra]}
