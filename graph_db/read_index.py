@@ -154,6 +154,14 @@ class ReadIndex:
         with self._lock:  # a commit may be growing it
             return space.nearest(label, np.asarray(vectors), k)
 
+    def nearest_labels(
+        self, run: Any, ns: str, labels: list[str], vectors: np.ndarray, k: int
+    ) -> dict[str, list[list[tuple[str, float]]]]:
+        """``nearest`` for each of ``labels``, after one check of the version."""
+        space = self._space(run, ns)
+        with self._lock:
+            return {label: space.nearest(label, np.asarray(vectors), k) for label in labels}
+
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
         """A memory's decoded recall vectors if the index holds them (else the caller
         unpacks its row)."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,7 @@ from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, without_when
 from graph_db.models import Memory, Recalled, Step
-from graph_db.search import Searcher
+from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import terms
 from graph_db.vecpack import unpack
@@ -98,24 +98,27 @@ class Recaller:
     ) -> dict[str, Candidate]:
         """Candidates by id, from the vector index and (if ``lexical``) full-text search."""
         run, kp = self.backend.read, self.settings.recall_candidates
+        index = self.searcher.index
         # the searches are independent: run them side by side (the engine has cores too)
-        vector = {
-            label: self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
-            for label in labels
-        }
         full = {
             (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)
             for label in (labels if lexical else [])
             for qi, q in enumerate(queries)
         }
-
-        def vector_rows() -> dict[str, dict[str, Any]]:
-            """The rows of the read index's hits (it finds ids only), read while the
-            full-text searches still run (they were submitted first: no wait on a queue)."""
-            ids = {f.id for job in vector.values() for per_q in job.result() for f in per_q}
-            return self._rows(ns, sorted(ids))
-
-        ahead = self._pool.submit(vector_rows) if self.searcher.index is not None else None
+        ahead = None
+        if index is not None:  # in process, here: one version check, a matrix product a label
+            near = index.nearest_labels(run, ns, labels, qv, kp)
+            vector = {label: _done([[Found(i, label, c) for i, c in q] for q in near[label]])
+                      for label in labels}  # fmt: skip
+            # it finds ids only: their rows are read while the full-text searches run
+            ahead = self._pool.submit(
+                self._rows, ns, sorted({i for hits in near.values() for q in hits for i, _ in q})
+            )
+        else:
+            vector = {
+                label: self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
+                for label in labels
+            }
         hits: dict[str, set[str]] = {}
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         scores: dict[str, np.ndarray] = {}
@@ -575,6 +578,13 @@ def _candidate(
     props.pop("vecs", None)
     held = vectors.get(mid) or {"embedding": np.zeros(dim, np.float32)}
     return Candidate(mid, props["label"], props, held, lexical, set(sources))
+
+
+def _done(value: Any) -> Future:
+    """A future that already holds ``value`` (what the pool's searches return)."""
+    f: Future = Future()
+    f.set_result(value)
+    return f
 
 
 def as_queries(query: str | Sequence[str]) -> list[str]:
