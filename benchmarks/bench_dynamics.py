@@ -449,12 +449,25 @@ def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[
 
 
 def time_recall_engine(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
-    """Recall (walk) with the read index off: every search asks the engine, as before it."""
-    kept, g.search_engine.index = g.search_engine.index, None
+    """Recall (walk) with the read index on and off, query by query, the order alternating
+    (a run of one after a run of the other measured the graph's and caches' drift too)."""
+    kept = g.search_engine.index
+    lat: dict[bool, list[float]] = {True: [], False: []}
     try:
-        return time_recall(g, ns, queries, "walk")
+        for i, q in enumerate(tqdm(queries, desc="recall walk, index on/off", leave=False)):
+            for on in (True, False) if i % 2 == 0 else (False, True):
+                g.search_engine.index = kept if on else None
+                t0 = time.perf_counter()
+                g.recall(ns, q, k=10)
+                if i >= WARMUP:
+                    lat[on].append((time.perf_counter() - t0) * 1000)
+        g.flush()
     finally:
         g.search_engine.index = kept
+    return {
+        side: {"queries": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95)}
+        for side, v in (("index_on", lat[True]), ("index_off", lat[False]))
+    }
 
 
 def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
@@ -616,9 +629,10 @@ def display(r: dict[str, Any]) -> dict[str, str]:
             f"{ix['other_bytes_per_memory']:,.0f}"
         )
     if rec := r.get("recall_walk_engine"):
-        out["recall walk, read index off p50 / p95 (ms)"] = (
-            f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"
-        )
+        for side in ("index_on", "index_off"):
+            out[f"recall walk, interleaved, {side.replace('_', ' ')} p50 / p95 (ms)"] = (
+                f"{rec[side]['p50_ms']:.1f} / {rec[side]['p95_ms']:.1f}"
+            )
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
             out[f"recall {mode} p50 / p95 (ms)"] = f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"
