@@ -108,7 +108,9 @@ class LiquidGraph:
         self.search_engine = Searcher(self.backend.dialect, self.settings, self.backend.read)
         #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
         self.read_index = (
-            ReadIndex(self.backend, self.embedder.dim) if self.settings.read_index else None
+            ReadIndex(self.backend, self.embedder.dim, self.settings.read_index_max_memories)
+            if self.settings.read_index
+            else None
         )
         self.search_engine.index = self.read_index
         self._known_ns: set[str] = set()

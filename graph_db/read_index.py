@@ -15,6 +15,10 @@ The graph stays the source of truth; the index never holds what the graph does n
   it, the namespace is read again. A restart or ``kill -9`` loses nothing: the index lives
   in memory only and is built from the store again.
 
+Namespaces are held least recently searched first out: past ``max_memories`` over all of
+them (``MAGS_READ_INDEX_MAX_MEMORIES``), the oldest are let go and read again when next
+searched, so a server of many tenants holds what it uses.
+
 Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
 as stored, float16, decoded once. Searched: the own vectors, exactly (cosine of unit vectors).
 Not held yet: full-text terms and the edge adjacency (recall's full-text search and walk
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,10 +139,13 @@ class _Space:
 class ReadIndex:
     """The read index of one store (see the module doc)."""
 
-    def __init__(self, backend: GraphBackend, dim: int) -> None:
+    def __init__(self, backend: GraphBackend, dim: int, max_memories: int = 250_000) -> None:
         self.backend = backend
         self.dim = dim
-        self._spaces: dict[str, _Space] = {}
+        #: memories held over all namespaces before the least recently searched go (a
+        #: namespace larger than this alone is still held, alone)
+        self.max_memories = max_memories
+        self._spaces: OrderedDict[str, _Space] = OrderedDict()  # least recently used first
         self._lock = threading.RLock()
         self._building: dict[str, threading.Lock] = {}
         self.builds = 0  # namespaces read whole (tests and benchmarks count them)
@@ -178,6 +186,7 @@ class ReadIndex:
             with self._lock:
                 space = self._spaces.get(ns)
                 if space is not None and _at_least(space.stamp, stamp):
+                    self._spaces.move_to_end(ns)
                     return space
             return self._build(ns)
 
@@ -195,7 +204,9 @@ class ReadIndex:
             space.put(r["id"], r["label"], r["vecs"])
         with self._lock:
             self._spaces[ns] = space
+            self._spaces.move_to_end(ns)
             self.builds += 1
+            self._evict()
         log.debug("read index: built %s (%d memories)", ns, len(space.at))
         return space
 
@@ -224,6 +235,15 @@ class ReadIndex:
                 for name, p in mine:
                     _apply(space, name, p)
                 space.stamp = stamp  # type: ignore[assignment]
+                self._spaces.move_to_end(ns)
+            self._evict()
+
+    def _evict(self) -> None:
+        """Past the budget, let the least recently used namespaces go (the lock held)."""
+        held = sum(len(sp.at) for sp in self._spaces.values())
+        while held > self.max_memories and len(self._spaces) > 1:
+            _, gone = self._spaces.popitem(last=False)
+            held -= len(gone.at)
 
     def forget(self, ns: str | None = None) -> None:
         """Drop what is held of ``ns`` (None: of every namespace)."""

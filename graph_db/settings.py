@@ -129,6 +129,13 @@ class GraphSettings(BaseSettings):
         "and search them there, checked against the namespace's version before each search; "
         "false: the engine's vector index answers, as before.",
     )
+    read_index_max_memories: int = Field(
+        default=250_000,
+        ge=1,
+        description="Memories the read index holds over all namespaces (~4 KB each with "
+        "their vectors) before the least recently searched namespaces are let go (read "
+        "again when next searched); one namespace larger than this is held alone.",
+    )
     episode_context_view: Literal["embed", "derive"] = Field(
         default="embed",
         description="How a turn's in-context view is made: 'embed' embeds the turn with the "

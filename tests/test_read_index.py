@@ -145,3 +145,23 @@ def test_a_namespace_deleted_and_written_again_is_not_answered_from_the_old_one(
     assert _stamp(graph, ns)[0] != epoch
     assert _recalled(graph, ns, "what pet do I have", k=10) == new
     graph.forget_namespace(ns)
+
+
+def test_past_its_budget_the_index_lets_the_least_recently_searched_namespace_go(graph, ns):
+    index, other = graph.read_index, ns + "-other"
+    kept = index.max_memories
+    index.max_memories = len(TURNS) + 3  # room for one of the two
+    try:
+        ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+        graph.add_episodes(other, [{"text": t, "session_id": "s"} for t in TURNS[:6]])
+        assert index.vectors(ns, ids[0]) is None  # let go when the other grew past the budget
+        assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]  # read again
+        assert _recalled(graph, other, "what pet do I have", k=1)
+        assert index.vectors(ns, ids[0]) is None  # let go: the other was searched last
+        builds = index.builds
+        assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]
+        assert index.builds == builds + 1
+    finally:
+        index.max_memories = kept
+        graph.forget_namespace(ns)
+        graph.forget_namespace(other)
