@@ -448,7 +448,7 @@ def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[
     }
 
 
-def time_recall_engine(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
+def time_recall_index_on_off(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
     """Recall (walk) with the read index on and off, query by query, the order alternating
     (a run of one after a run of the other measured the graph's and caches' drift too)."""
     kept = g.search_engine.index
@@ -588,7 +588,10 @@ def measure(
             (f"recall_{m}", lambda m=m: time_recall(g, ns, gen.queries(per_mode, taken), m))
             for m in ("walk", "vector")
         ],
-        ("recall_walk_engine", lambda: time_recall_engine(g, ns, gen.queries(per_mode, taken))),
+        (
+            "recall_walk_engine",
+            lambda: time_recall_index_on_off(g, ns, gen.queries(per_mode, taken)),
+        ),
         ("maintain", lambda: time_maintain(g, ns, None)),
         ("maintain_aged", lambda: time_maintain(g, ns, aged, kcore=False)),
         ("maintain_kcore", lambda: time_maintain(g, ns, aged, kcore=True)),

@@ -363,9 +363,8 @@ class MemoryWriter:
             last[items[i].session_id] = said[i]
         out: list[dict[str, np.ndarray]] = [{} for _ in items]
         if pairs:
-            for i, ctx in zip(
-                (i for i, _ in pairs), self._derived_context(pairs, said, vectors), strict=True
-            ):
+            derived = self._derived_context(pairs, said, vectors)
+            for (i, _), ctx in zip(pairs, derived, strict=True):
                 out[i]["ctx_embedding"] = ctx
         if not to_embed:
             return out

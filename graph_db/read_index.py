@@ -54,7 +54,8 @@ class _Block:
         self.alive = np.zeros(0, bool)
         self.free: list[int] = []
 
-    def put(self, row: int | None, vec: np.ndarray) -> int:
+    def put(self, row: int | None, mid: str, vec: np.ndarray) -> int:
+        """Write ``mid``'s vector at ``row``, or at a free row (None); returns the row."""
         if row is None:
             row = self.free.pop() if self.free else len(self.ids)
             if row == len(self.ids):
@@ -66,6 +67,7 @@ class _Block:
                 self.alive = np.concatenate(
                     [self.alive, np.zeros(len(grown) - len(self.alive), bool)]
                 )
+        self.ids[row] = mid
         self.own[row] = vec
         self.alive[row] = True
         return row
@@ -115,9 +117,7 @@ class _Space:
         if held is not None and held[0] != label:
             self.drop(mid)
             held = None
-        block = self.blocks[label]
-        row = block.put(held[1] if held else None, vecs["embedding"])
-        block.ids[row] = mid
+        row = self.blocks[label].put(held[1] if held else None, mid, vecs["embedding"])
         self.at[mid] = (label, row)
         self.vectors[mid] = vecs
 
@@ -153,21 +153,13 @@ class ReadIndex:
 
     # -- reads ------------------------------------------------------------------------
     def nearest(
-        self, run: Any, ns: str, label: str, vectors: np.ndarray, k: int
-    ) -> list[list[tuple[str, float]]]:
-        """The ``k`` memories of ``label`` in ``ns`` nearest each vector (cosine, best
-        first), as the store holds them now (``run``: how to read it, a transaction's own
-        when asked inside one)."""
-        space = self._space(run, ns)
-        with self._lock:  # a commit may be growing it
-            return space.nearest(label, np.asarray(vectors), k)
-
-    def nearest_labels(
         self, run: Any, ns: str, labels: list[str], vectors: np.ndarray, k: int
     ) -> dict[str, list[list[tuple[str, float]]]]:
-        """``nearest`` for each of ``labels``, after one check of the version."""
+        """Per label, the ``k`` memories of ``ns`` nearest each vector (cosine, best first),
+        as the store holds them now: one check of the version (``run``: how to read it, a
+        transaction's own when asked inside one)."""
         space = self._space(run, ns)
-        with self._lock:
+        with self._lock:  # a commit may be growing it
             return {label: space.nearest(label, np.asarray(vectors), k) for label in labels}
 
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
@@ -178,8 +170,7 @@ class ReadIndex:
         return None if held is None else {k: v.astype(np.float32) for k, v in held.items()}
 
     def _space(self, run: Any, ns: str) -> _Space:
-        rows = run("namespace_version", ns=ns)
-        stamp: Stamp = (rows[0]["epoch"], rows[0]["version"]) if rows else (None, None)
+        stamp = _stamp(run("namespace_version", ns=ns))
         with self._lock:
             building = self._building.setdefault(ns, threading.Lock())
         with building:  # one build of a namespace at a time: the others wait and take it
@@ -194,9 +185,7 @@ class ReadIndex:
         """Read ``ns`` whole, with its version, in one read transaction."""
 
         def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]]]:
-            v = tx.run("namespace_version", ns=ns)
-            stamp = (v[0]["epoch"], v[0]["version"]) if v else (None, None)
-            return stamp, tx.run("index_memories", ns=ns)
+            return _stamp(tx.run("namespace_version", ns=ns)), tx.run("index_memories", ns=ns)
 
         stamp, rows = self.backend.read_tx(read)
         space = _Space(stamp, self.dim)
@@ -257,6 +246,11 @@ class ReadIndex:
         if self.committed in self.backend.on_commit:
             self.backend.on_commit.remove(self.committed)
         self.forget()
+
+
+def _stamp(rows: list[dict[str, Any]]) -> Stamp:
+    """A namespace's (epoch, version) from ``namespace_version`` (none: not registered)."""
+    return (rows[0]["epoch"], rows[0]["version"]) if rows else (None, None)
 
 
 def _at_least(held: Stamp, now: Stamp) -> bool:

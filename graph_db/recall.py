@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,24 +105,23 @@ class Recaller:
             for label in (labels if lexical else [])
             for qi, q in enumerate(queries)
         }
-        ahead = None
+        ahead = jobs = None
         if index is not None:  # in process, here: one version check, a matrix product a label
-            near = index.nearest_labels(run, ns, labels, qv, kp)
-            vector = {label: _done([[Found(i, label, c) for i, c in q] for q in near[label]])
-                      for label in labels}  # fmt: skip
+            near = index.nearest(run, ns, labels, qv, kp)
+            found_near = [Found(i, label, c) for label in labels for q in near[label] for i, c in q]
             # it finds ids only: their rows are read while the full-text searches run
-            ahead = self._pool.submit(
-                self._rows, ns, sorted({i for hits in near.values() for q in hits for i, _ in q})
-            )
+            ahead = self._pool.submit(self._rows, ns, sorted({f.id for f in found_near}))
         else:
-            vector = {
-                label: self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
+            jobs = [
+                self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
                 for label in labels
-            }
+            ]
         hits: dict[str, set[str]] = {}
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         scores: dict[str, np.ndarray] = {}
-        found = [(f, "vector") for job in vector.values() for per_q in job.result() for f in per_q]
+        if jobs is not None:
+            found_near = [f for job in jobs for per_q in job.result() for f in per_q]
+        found = [(f, "vector") for f in found_near]
         for (_, qi), job in full.items():
             for f in job.result():
                 found.append((f, "fulltext"))
@@ -578,13 +577,6 @@ def _candidate(
     props.pop("vecs", None)
     held = vectors.get(mid) or {"embedding": np.zeros(dim, np.float32)}
     return Candidate(mid, props["label"], props, held, lexical, set(sources))
-
-
-def _done(value: Any) -> Future:
-    """A future that already holds ``value`` (what the pool's searches return)."""
-    f: Future = Future()
-    f.set_result(value)
-    return f
 
 
 def as_queries(query: str | Sequence[str]) -> list[str]:

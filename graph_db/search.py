@@ -142,7 +142,7 @@ class Searcher:
         if n == 0 or k <= 0:
             return [[] for _ in range(n)]
         if self.index is not None and label in INDEXED:
-            found = self.index.nearest(run, ns, label, vectors, k)
+            found = self.index.nearest(run, ns, [label], vectors, k)[label]
             return [[Found(mid, label, cos) for mid, cos in hits] for hits in found]
         total, have = self.counts.get(run, ns, label)
         if have == 0:
