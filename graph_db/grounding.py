@@ -111,16 +111,22 @@ def about_now(text: str) -> bool:
     return (not _PAST.search(text) or bool(_OUTCOME.search(text))) and not query_dates(text)
 
 
-def without_when(text: str) -> str:
-    """``text`` without the words that ask for the outcome or the present ("end up", "at the
-    moment", "currently"): they say when, not what about, and "pick up" or "a moment" in a
-    turn must not set it apart from the other turns about the same thing."""
-    return _OUTCOME.sub(" ", text)
+def topic_of(text: str) -> str:
+    """``text`` without the words that say when or how it asks, not what about: the outcome
+    or the present ("end up", "at the moment", "currently"), and "where can I find" (a way
+    to say "where is"). "Pick up", "a moment" or "you find yourself in a bar" in a turn must
+    not set it apart from the other turns about the same thing."""
+    return _ASK_WHERE.sub("where", _OUTCOME.sub(" ", text))
 
 
 _OUTCOME = re.compile(
     r"\b(ends? up|ended up|winds? up|wound up|in the end|eventually|finally|latest|"
     r"most recent(ly)?|currently|right now|at the moment|these days|nowadays)\b",
+    re.I,
+)
+_ASK_WHERE = re.compile(
+    r"\bwhere\s+(?:can|could|do|does|would|will|should|might|may)\s+"
+    r"(?:i|you|we|one|they|he|she)\s+(?:find|locate|get|see)\b",
     re.I,
 )
 _PAST = re.compile(

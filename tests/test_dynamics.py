@@ -139,6 +139,29 @@ def test_turns_about_the_same_thing_come_newest_first(graph, ns):
     assert past.index(ids[0]) < past.index(ids[2])  # asked about the past: by score
 
 
+def test_the_newest_turn_about_every_query_word_comes_in_from_below(graph, ns):
+    """Asked where the laptop is now, the latest turn about it is recalled first though it
+    scores under the top k: older, longer turns about the laptop filled the places. A
+    question about the past, or with recall_newest_first off, keeps the ranking."""
+    ids = _turns(
+        graph,
+        ns,
+        [
+            ("pat", "My laptop is on the desk, the laptop with the blue laptop sleeve."),
+            ("pat", "The laptop charger and the laptop stand are on the desk too."),
+            ("pat", "The weather was fine all week."),
+            ("pat", "Took the laptop to the office."),
+        ],
+    )  # fmt: skip
+    with _recall_settings(graph, recall_newest_first=False):
+        by_score = [h.id for h in graph.recall(ns, "Where is the laptop?", k=2, fire=False)]
+    assert ids[3] not in by_score
+    now = [h.id for h in graph.recall(ns, "Where is the laptop?", k=2, fire=False)]
+    assert now[0] == ids[3]
+    past = [h.id for h in graph.recall(ns, "Where was the laptop before?", k=2, fire=False)]
+    assert ids[3] not in past
+
+
 def test_a_turn_repeated_word_for_word_takes_one_place(graph, ns):
     """Asked how things stand, the copies of one text (a room described on every visit)
     take one place and the places they free go to other turns; asked about the past, the
