@@ -1,6 +1,8 @@
 """An in-process read index derived from the graph: per namespace, the memories' recall
-vectors in one matrix, so that nearest-neighbour search costs a matrix product instead of a
-Bolt round trip (and a small tenant never waits on a big one's share of a global index).
+vectors in one matrix and their full-text terms in a BM25 lexicon (``graph_db.lexicon``), so
+that nearest-neighbour and full-text search cost a matrix product and a few array sums
+instead of Bolt round trips, and a namespace's full-text term weights are its own (the
+engine's index is global: other tenants' turns moved them).
 
 The graph stays the source of truth; the index never holds what the graph does not:
 
@@ -20,9 +22,9 @@ them (``MAGS_READ_INDEX_MAX_MEMORIES``), the oldest are let go and read again wh
 searched, so a server of many tenants holds what it uses.
 
 Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
-as stored, float16, decoded once. Searched: the own vectors, exactly (cosine of unit vectors).
-Not held yet: full-text terms and the edge adjacency (recall's full-text search and walk
-still ask the engine), and nothing is persisted (see the README's "Read index").
+as stored, float16, decoded once, and its stored terms. Searched: the own vectors, exactly
+(cosine of unit vectors), and the terms by BM25. Not held yet: the edge adjacency (the walk
+still asks the engine), and nothing is persisted (see the README's "Read index").
 """
 
 from __future__ import annotations
@@ -36,12 +38,14 @@ from typing import Any
 import numpy as np
 
 from graph_db.backends import GraphBackend
+from graph_db.lexicon import Lexicon
 from graph_db.vecpack import unpack
 
 log = logging.getLogger(__name__)
 LABELS = ("Episode", "Fact")
 _CREATES = {"episodes_create": "Episode", "facts_create": "Fact"}
 Stamp = tuple[str | None, int | None]
+Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
 
 
 class _Block:
@@ -95,22 +99,34 @@ class _Block:
 
 @dataclass
 class _Space:
-    """One namespace's memories: a block of own vectors per label, and each memory's
-    recall vectors (float16, as stored) for scoring."""
+    """One namespace's memories: a block of own vectors and a lexicon per label, and each
+    memory's recall vectors (float16, as stored) for scoring."""
 
     stamp: Stamp
     dim: int
     at: dict[str, tuple[str, int]] = field(default_factory=dict)  # id -> (label, row)
     vectors: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     blocks: dict[str, _Block] = field(default_factory=dict)
+    lexicons: dict[str, Lexicon] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.blocks = {label: _Block(self.dim) for label in LABELS}
+        self.lexicons = {label: Lexicon() for label in LABELS}
 
-    def put(self, mid: str, label: str, packed: str | None) -> None:
-        """Add or replace memory ``mid`` (no packed vectors: it is not searchable)."""
+    def put(self, mid: str, label: str, packed: str | None, terms: str | None) -> None:
+        """Add or replace memory ``mid`` (no packed vectors: it is found by its terms only)."""
+        self.put_terms(mid, label, terms)
+        self.put_vectors(mid, label, packed)
+
+    def put_terms(self, mid: str, label: str, terms: str | None) -> None:
+        for other, lexicon in self.lexicons.items():
+            if other != label:
+                lexicon.drop(mid)
+        self.lexicons[label].put(mid, terms)
+
+    def put_vectors(self, mid: str, label: str, packed: str | None) -> None:
         if not packed:
-            self.drop(mid)
+            self._drop_vectors(mid)
             return
         vecs = unpack(packed, self.dim, np.float16)
         held = self.at.get(mid)
@@ -122,13 +138,25 @@ class _Space:
         self.vectors[mid] = vecs
 
     def drop(self, mid: str) -> None:
+        self._drop_vectors(mid)
+        for lexicon in self.lexicons.values():
+            lexicon.drop(mid)
+
+    def _drop_vectors(self, mid: str) -> None:
         held = self.at.pop(mid, None)
         if held is not None:
             self.blocks[held[0]].drop(held[1])
             self.vectors.pop(mid, None)
 
-    def nearest(self, label: str, queries: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
-        return self.blocks[label].nearest(queries, k)
+    def label_of(self, mid: str) -> str | None:
+        held = self.at.get(mid)
+        if held is not None:
+            return held[0]
+        return next((label for label, lx in self.lexicons.items() if mid in lx.at), None)
+
+    def size(self) -> int:
+        """Memories held (nearly all have both vectors and terms)."""
+        return max(len(self.at), sum(len(lx) for lx in self.lexicons.values()))
 
     def vector_bytes(self) -> int:
         """What the vectors take (the own-vector matrices and each memory's views)."""
@@ -152,15 +180,40 @@ class ReadIndex:
         backend.on_commit.append(self.committed)
 
     # -- reads ------------------------------------------------------------------------
+    def find(
+        self,
+        run: Any,
+        ns: str,
+        labels: list[str],
+        k: int,
+        vectors: np.ndarray | None = None,
+        words: list[list[str]] | None = None,
+    ) -> tuple[dict[str, list[Hits]], dict[str, list[Hits]]]:
+        """Per label, the ``k`` memories of ``ns`` nearest each vector (cosine, best first)
+        and the ``k`` best by BM25 for each list of query terms, as the store holds them
+        now: one check of the version (``run``: how to read it, a transaction's own when
+        asked inside one)."""
+        space = self._space(run, ns)
+        queries = np.zeros((0, self.dim)) if vectors is None else np.asarray(vectors)
+        with self._lock:  # a commit may be growing it
+            near = {label: space.blocks[label].nearest(queries, k) for label in labels}
+            text = {
+                label: [space.lexicons[label].search(w, k) for w in words or []] for label in labels
+            }
+        return near, text
+
     def nearest(
         self, run: Any, ns: str, labels: list[str], vectors: np.ndarray, k: int
-    ) -> dict[str, list[list[tuple[str, float]]]]:
-        """Per label, the ``k`` memories of ``ns`` nearest each vector (cosine, best first),
-        as the store holds them now: one check of the version (``run``: how to read it, a
-        transaction's own when asked inside one)."""
-        space = self._space(run, ns)
-        with self._lock:  # a commit may be growing it
-            return {label: space.nearest(label, np.asarray(vectors), k) for label in labels}
+    ) -> dict[str, list[Hits]]:
+        """Per label, the ``k`` memories of ``ns`` nearest each vector (``find``)."""
+        return self.find(run, ns, labels, k, vectors=vectors)[0]
+
+    def fulltext(
+        self, run: Any, ns: str, labels: list[str], words: list[list[str]], k: int
+    ) -> dict[str, list[Hits]]:
+        """Per label, the ``k`` best memories of ``ns`` by BM25 for each list of query
+        terms (``find``)."""
+        return self.find(run, ns, labels, k, words=words)[1]
 
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
         """A memory's decoded recall vectors if the index holds them (else the caller
@@ -190,13 +243,13 @@ class ReadIndex:
         stamp, rows = self.backend.read_tx(read)
         space = _Space(stamp, self.dim)
         for r in rows:
-            space.put(r["id"], r["label"], r["vecs"])
+            space.put(r["id"], r["label"], r["vecs"], r["terms"])
         with self._lock:
             self._spaces[ns] = space
             self._spaces.move_to_end(ns)
             self.builds += 1
             self._evict()
-        log.debug("read index: built %s (%d memories)", ns, len(space.at))
+        log.debug("read index: built %s (%d memories)", ns, space.size())
         return space
 
     # -- write-through ------------------------------------------------------------------
@@ -229,10 +282,10 @@ class ReadIndex:
 
     def _evict(self) -> None:
         """Past the budget, let the least recently used namespaces go (the lock held)."""
-        held = sum(len(sp.at) for sp in self._spaces.values())
+        held = sum(sp.size() for sp in self._spaces.values())
         while held > self.max_memories and len(self._spaces) > 1:
             _, gone = self._spaces.popitem(last=False)
-            held -= len(gone.at)
+            held -= gone.size()
 
     def forget(self, ns: str | None = None) -> None:
         """Drop what is held of ``ns`` (None: of every namespace)."""
@@ -262,10 +315,15 @@ def _at_least(held: Stamp, now: Stamp) -> bool:
 def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
     if name in _CREATES:
         for r in params["rows"]:
-            space.put(r["id"], _CREATES[name], r.get("vecs"))
+            space.put(r["id"], _CREATES[name], r.get("vecs"), r.get("terms"))
     elif name == "memory_delete":
         space.drop(params["id"])
     elif name == "memory_update":
-        props = params["props"]
-        if "vecs" in props and params["id"] in space.at:
-            space.put(params["id"], space.at[params["id"]][0], props["vecs"])
+        props, mid = params["props"], params["id"]
+        label = space.label_of(mid)
+        if label is None:
+            return
+        if "terms" in props:
+            space.put_terms(mid, label, props["terms"])
+        if "vecs" in props:
+            space.put_vectors(mid, label, props["vecs"])

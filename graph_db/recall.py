@@ -38,7 +38,7 @@ from graph_db.grounding import Grounding, about_now, topic_of
 from graph_db.models import Memory, Recalled, Step
 from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
-from graph_db.text import terms
+from graph_db.text import fulltext_query, terms
 from graph_db.vecpack import unpack
 
 
@@ -99,18 +99,29 @@ class Recaller:
         """Candidates by id, from the vector index and (if ``lexical``) full-text search."""
         run, kp = self.backend.read, self.settings.recall_candidates
         index = self.searcher.index
+        in_process = index is not None and self.settings.read_index_fulltext
         # the searches are independent: run them side by side (the engine has cores too)
         full = {
             (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)
-            for label in (labels if lexical else [])
+            for label in (labels if lexical and not in_process else [])
             for qi, q in enumerate(queries)
         }
+        found: list[tuple[Found, str]] = []
+        scores: dict[str, np.ndarray] = {}
         ahead = jobs = None
-        if index is not None:  # in process, here: one version check, a matrix product a label
-            near = index.nearest(run, ns, labels, qv, kp)
-            found_near = [Found(i, label, c) for label in labels for q in near[label] for i, c in q]
-            # it finds ids only: their rows are read while the full-text searches run
-            ahead = self._pool.submit(self._rows, ns, sorted({f.id for f in found_near}))
+        if index is not None:  # in process, here: one version check, array sums a label
+            lang = self.settings.stem_language
+            words = [fulltext_query(q, lang).split() for q in queries] if in_process else []
+            near, text = index.find(run, ns, labels, kp, qv, words if lexical else None)
+            found = [(Found(i, label, c), "vector") for label in labels for q in near[label]
+                     for i, c in q]  # fmt: skip
+            for label in labels:
+                for qi, hits in enumerate(text[label]):
+                    for mid, score in hits:
+                        found.append((Found(mid, label, score), "fulltext"))
+                        scores.setdefault(mid, np.zeros(len(queries)))[qi] = score
+            # it finds ids only: their rows are read while any engine searches run
+            ahead = self._pool.submit(self._rows, ns, sorted({f.id for f, _ in found}))
         else:
             jobs = [
                 self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
@@ -118,10 +129,8 @@ class Recaller:
             ]
         hits: dict[str, set[str]] = {}
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
-        scores: dict[str, np.ndarray] = {}
         if jobs is not None:
-            found_near = [f for job in jobs for per_q in job.result() for f in per_q]
-        found = [(f, "vector") for f in found_near]
+            found += [(f, "vector") for job in jobs for per_q in job.result() for f in per_q]
         for (_, qi), job in full.items():
             for f in job.result():
                 found.append((f, "fulltext"))

@@ -130,7 +130,7 @@ class Searcher:
         self.settings = settings
         self.counts = Counts(read=read)
         #: the in-process read index (graph_db.read_index): episodes' and facts' nearest
-        #: neighbours come from it when set
+        #: neighbours (and full-text hits, with ``read_index_fulltext``) come from it when set
         self.index: ReadIndex | None = None
 
     def nearest(
@@ -201,9 +201,14 @@ class Searcher:
         self, run: Run, ns: str, label: str, text: str, k: int, rows: bool = False
     ) -> list[Found]:
         """The ``k`` best full-text hits of ``label`` in ``ns``; the query is reduced to
-        plain words. The index is asked for enough hits to expect k of this namespace
-        (as for vectors), then wider while it gave as many as asked and too few were ours."""
+        plain words. From the read index when it holds them (no rows: the caller reads
+        them); else the engine's index is asked for enough hits to expect k of this
+        namespace (as for vectors), then wider while it gave as many as asked and too few
+        were ours."""
         query = fulltext_query(text, self.settings.stem_language)
+        if self.index is not None and self.settings.read_index_fulltext and label in INDEXED:
+            hits = self.index.fulltext(run, ns, [label], [query.split()], k)[label][0]
+            return [Found(mid, label, score) for mid, score in hits]
         total, have = self.counts.get(run, ns, label)
         if not query or k <= 0 or have == 0:
             return []

@@ -125,9 +125,16 @@ class GraphSettings(BaseSettings):
     )
     read_index: bool = Field(
         default=True,
-        description="Keep each namespace's recall vectors in process (graph_db.read_index) "
-        "and search them there, checked against the namespace's version before each search; "
-        "false: the engine's vector index answers, as before.",
+        description="Keep each namespace's recall vectors and full-text terms in process "
+        "(graph_db.read_index) and search them there, checked against the namespace's "
+        "version before each search; false: the engine's vector and full-text indexes "
+        "answer, as before.",
+    )
+    read_index_fulltext: bool = Field(
+        default=True,
+        description="With the read index on, full-text search too runs in process (BM25 "
+        "over each namespace's own term statistics); false: the engine's full-text index "
+        "answers (global per label: other namespaces' turns weigh on the terms).",
     )
     read_index_max_memories: int = Field(
         default=250_000,

@@ -74,9 +74,10 @@ def test_a_big_tenant_does_not_starve_a_small_ones_top_k(graph, embedder):
 
 
 def test_full_text_search_is_bounded_yet_finds_a_tenants_weaker_hits(graph):
-    """The full-text index is asked for a bounded number of hits (unbounded, common terms
-    exhausted the engine's heap at 100k memories); when another tenant's stronger hits fill
-    that window, it is asked again, wider, until this tenant's hits are found."""
+    """The engine's full-text index is asked for a bounded number of hits (unbounded, common
+    terms exhausted the engine's heap at 100k memories); when another tenant's stronger hits
+    fill that window, it is asked again, wider, until this tenant's hits are found. The
+    read index's own full-text finds them without asking the engine."""
     big, mid = f"iso-big-{uuid.uuid4().hex[:8]}", f"iso-mid-{uuid.uuid4().hex[:8]}"
     graph.add_episodes(big, ["apple apple apple pie"] * 300)
     filler = [f"we walked along the river on day {i}" for i in range(60)]
@@ -89,9 +90,18 @@ def test_full_text_search_is_bounded_yet_finds_a_tenants_weaker_hits(graph):
             calls.append(params["fetch"])
         return graph.backend.read(name, **params)
 
-    hits = graph.search_engine.fulltext(run, mid, "Episode", "apple", 4)
+    searcher = graph.search_engine
+    kept = searcher.settings  # the engine's index (the read index's full-text off)
+    searcher.settings = kept.model_copy(update={"read_index_fulltext": False})
+    try:
+        hits = searcher.fulltext(run, mid, "Episode", "apple", 4)
+    finally:
+        searcher.settings = kept
     assert {h.id for h in hits} == set(mine)
     assert calls[0] < 300 < calls[-1]  # bounded at first, widened after
+    calls.clear()  # the read index searches the namespace alone: the engine is not asked
+    assert {h.id for h in searcher.fulltext(run, mid, "Episode", "apple", 4)} == set(mine)
+    assert calls == []
     graph.forget_namespace(big)
     graph.forget_namespace(mid)
 

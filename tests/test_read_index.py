@@ -1,6 +1,8 @@
 """The in-process read index (graph_db/read_index.py): what another process writes is seen
 by the next recall, a rolled-back write never reaches it, a process killed between commit
-and index update loses nothing, and recall gives the same results with it as without."""
+and index update loses nothing, recall gives the same results with it as without (the
+engine's full-text both ways), and its own full-text search is BM25 over the namespace
+alone."""
 
 from __future__ import annotations
 
@@ -54,6 +56,20 @@ def index_off(graph):
         graph.search_engine.index = kept
 
 
+@contextmanager
+def engine_fulltext(graph):
+    """Full-text from the engine, with the read index on (its own is the namespace's BM25,
+    which the engine's global index cannot equal)."""
+    searcher, recaller = graph.search_engine, graph._recaller
+    kept = searcher.settings, recaller.settings
+    searcher.settings = searcher.settings.model_copy(update={"read_index_fulltext": False})
+    recaller.settings = recaller.settings.model_copy(update={"read_index_fulltext": False})
+    try:
+        yield
+    finally:
+        searcher.settings, recaller.settings = kept
+
+
 def test_the_index_is_on_by_default_and_own_writes_go_through_it(graph, ns):
     index = graph.read_index
     assert index is not None and graph.search_engine.index is index
@@ -105,7 +121,8 @@ def test_a_write_that_rolls_back_never_reaches_the_index(graph, ns):
 
     def work(tx):
         tx.run("episodes_create", ns=ns, rows=[{"id": "ghost", "text": prepared.texts[0],
-               "vecs": "", "embedding": prepared.vectors[0].tolist()}])  # fmt: skip
+               "vecs": "", "terms": "treasur buri oak",
+               "embedding": prepared.vectors[0].tolist()}])  # fmt: skip
         raise Boom("abort")
 
     with pytest.raises(Boom):
@@ -126,7 +143,8 @@ def test_recall_and_search_with_the_index_equal_those_without(graph, ns):
             {"subject": "Miso", "predicate": "is_a", "object": "grey cat"},
         ],
     )
-    with_index = {q: _recalled(graph, ns, q, k=8) for q in QUERIES}
+    with engine_fulltext(graph):
+        with_index = {q: _recalled(graph, ns, q, k=8) for q in QUERIES}
     searched = {q: [h.memory.id for h in graph.search(ns, q, k=8, mode="vector")] for q in QUERIES}
     with index_off(graph):
         assert {q: _recalled(graph, ns, q, k=8) for q in QUERIES} == with_index
@@ -165,3 +183,35 @@ def test_past_its_budget_the_index_lets_the_least_recently_searched_namespace_go
         index.max_memories = kept
         graph.forget_namespace(ns)
         graph.forget_namespace(other)
+
+
+def test_full_text_is_bm25_over_the_namespace_alone(graph, ns):
+    """The index's full-text scores are Lucene's BM25 over this namespace's stored terms
+    (bm25s as the reference), kept as written, updated and deleted; another namespace's
+    turns, which weigh on the engine's global index, change nothing."""
+    import bm25s
+
+    from graph_db.text import fulltext_query
+
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    graph.update(ns, ids[6], text="Lena started learning the cello in January")
+    graph.delete(ns, ids[2])
+    query = "Lena my sister in Porto plays the cello"
+
+    def ours():
+        hits = graph.search_engine.fulltext(graph.backend.read, ns, "Episode", query, 50)
+        return {f.id: f.score for f in hits}
+
+    before = ours()
+    other = f"{ns}-other"
+    graph.add_episodes(other, [{"text": "Lena Lena Porto Porto cello", "session_id": "s"}] * 5)
+    assert ours() == before
+    rows = [r for r in graph.backend.read("index_memories", ns=ns) if r["label"] == "Episode"]
+    ref = bm25s.BM25(method="lucene", k1=1.2, b=0.75)
+    ref.index([r["terms"].split() for r in rows], show_progress=False)
+    found, scores = ref.retrieve([fulltext_query(query).split()], k=len(rows), show_progress=False)
+    expected = {rows[i]["id"]: float(s) for i, s in zip(found[0], scores[0], strict=True) if s > 0}
+    assert len(expected) >= 3 and ids[2] not in expected
+    assert before == pytest.approx(expected, rel=1e-5)
+    graph.forget_namespace(ns)
+    graph.forget_namespace(other)

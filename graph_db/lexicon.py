@@ -1,0 +1,127 @@
+"""Full-text search over one namespace's memories of one label, in process: BM25 (Lucene's
+formula, k1 1.2, b 0.75) over the stored ``terms`` (stemmed words, as the engine's
+full-text index holds them), with this namespace's own statistics. The engine's index is
+global per label: another tenant's turns moved a namespace's term weights (and so its
+ranking), and every search was a Bolt round trip.
+
+Kept compact for the read index's budget: term ids, and per term its postings (rows, term
+counts) in growing ``array`` buffers read by numpy without a copy. Rows are never reused:
+a dropped memory's row is masked and its postings stay until dead rows outnumber live
+ones, when the lexicon is rebuilt from the rows' own term ids.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+
+import numpy as np
+
+K1, B = 1.2, 0.75
+
+
+class Lexicon:
+    """BM25 over the terms of one label's memories in one namespace (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self.rows: list[array] = []  # per term id: rows that have it
+        self.counts: list[array] = []  # per term id: how often each of those rows has it
+        self.df: list[int] = []  # per term id: live rows that have it
+        self.ids: list[str | None] = []  # per row: its memory (None: dropped)
+        self.words: list[array] = []  # per row: its distinct term ids
+        self.length = array("I")  # per row: its number of terms
+        self.alive = bytearray()  # per row: 1 while its memory is held
+        self.at: dict[str, int] = {}  # memory id -> row
+        self.total = 0  # terms over the live rows
+
+    def __len__(self) -> int:
+        return len(self.at)
+
+    def put(self, mid: str, terms: str | None) -> None:
+        """Index ``mid`` with ``terms`` (space-separated), replacing what it had."""
+        self.drop(mid)
+        words = (terms or "").split()
+        if not words:
+            return
+        row = len(self.ids)
+        self.ids.append(mid)
+        self.at[mid] = row
+        self.length.append(len(words))
+        self.alive.append(1)
+        self.total += len(words)
+        own = array("I")
+        for word, n in Counter(words).items():
+            tid = self.vocab.get(word)
+            if tid is None:
+                tid = self.vocab[word] = len(self.df)
+                self.rows.append(array("I"))
+                self.counts.append(array("H"))
+                self.df.append(0)
+            self.rows[tid].append(row)
+            self.counts[tid].append(min(n, 65535))
+            self.df[tid] += 1
+            own.append(tid)
+        self.words.append(own)
+
+    def drop(self, mid: str) -> None:
+        row = self.at.pop(mid, None)
+        if row is None:
+            return
+        self.ids[row] = None
+        self.alive[row] = 0
+        self.total -= self.length[row]
+        for tid in self.words[row]:
+            self.df[tid] -= 1
+        if len(self.ids) > 64 and len(self.at) < len(self.ids) // 2:
+            self._compact()
+
+    def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
+        """The ``k`` best memories for the query terms ``words``, best first (ties: the
+        earlier written first)."""
+        n, live = len(self.ids), len(self.at)
+        if k <= 0 or live == 0:
+            return []
+        avg = self.total / live
+        length = np.frombuffer(self.length, np.uint32)
+        scores = np.zeros(n, np.float64)
+        hit = np.zeros(n, bool)
+        for word in dict.fromkeys(words):
+            tid = self.vocab.get(word)
+            if tid is None or self.df[tid] == 0:
+                continue
+            rows = np.frombuffer(self.rows[tid], np.uint32).astype(np.intp)
+            tf = np.frombuffer(self.counts[tid], np.uint16).astype(np.float64)
+            df = self.df[tid]
+            idf = np.log1p((live - df + 0.5) / (df + 0.5))
+            scores[rows] += idf * tf / (tf + K1 * (1 - B + B * length[rows] / avg))
+            hit[rows] = True
+        hit &= np.frombuffer(self.alive, np.uint8).astype(bool)  # dropped rows keep postings
+        found = np.flatnonzero(hit)
+        if len(found) > k:
+            found = found[np.argpartition(-scores[found], k - 1)[:k]]
+        found = found[np.lexsort((found, -scores[found]))]
+        return [(self.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
+
+    def nbytes(self) -> int:
+        """What the postings and per-row arrays take (not the dicts' own overhead)."""
+        arrays = [*self.rows, *self.counts, *self.words, self.length]
+        return sum(a.itemsize * len(a) for a in arrays) + len(self.alive)
+
+    def _compact(self) -> None:
+        """Drop the dead rows and their postings, numbering the live rows anew."""
+        alive = np.frombuffer(self.alive, np.uint8).astype(bool)
+        new = (np.cumsum(alive) - 1).astype(np.uint32)
+        for tid, rows in enumerate(self.rows):
+            old = np.frombuffer(rows, np.uint32)
+            keep = alive[old]
+            self.rows[tid] = array("I", new[old[keep]].tobytes())
+            self.counts[tid] = array(
+                "H", np.frombuffer(self.counts[tid], np.uint16)[keep].tobytes()
+            )
+        kept = np.flatnonzero(alive)
+        self.ids = [self.ids[r] for r in kept]
+        self.words = [self.words[r] for r in kept]
+        self.length = array("I", np.frombuffer(self.length, np.uint32)[kept].tobytes())
+        self.alive = bytearray(b"\x01" * len(kept))
+        self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]
