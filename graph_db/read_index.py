@@ -108,6 +108,8 @@ class _Space:
     vectors: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
+    #: held while it is searched or written: searches of other namespaces go on meanwhile
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.blocks = {label: _Block(self.dim) for label in LABELS}
@@ -195,7 +197,7 @@ class ReadIndex:
         asked inside one)."""
         space = self._space(run, ns)
         queries = np.zeros((0, self.dim)) if vectors is None else np.asarray(vectors)
-        with self._lock:  # a commit may be growing it
+        with space.lock:  # a commit may be growing it
             near = {label: space.blocks[label].nearest(queries, k) for label in labels}
             text = {
                 label: [space.lexicons[label].search(w, k) for w in words or []] for label in labels
@@ -274,9 +276,10 @@ class ReadIndex:
                 if not follows or any(name == "namespace_delete" for name, _ in mine):
                     del self._spaces[ns]
                     continue
-                for name, p in mine:
-                    _apply(space, name, p)
-                space.stamp = stamp  # type: ignore[assignment]
+                with space.lock:
+                    for name, p in mine:
+                        _apply(space, name, p)
+                    space.stamp = stamp  # type: ignore[assignment]
                 self._spaces.move_to_end(ns)
             self._evict()
 
@@ -284,7 +287,8 @@ class ReadIndex:
         """Past the budget, let the least recently used namespaces go (the lock held)."""
         held = sum(sp.size() for sp in self._spaces.values())
         while held > self.max_memories and len(self._spaces) > 1:
-            _, gone = self._spaces.popitem(last=False)
+            ns, gone = self._spaces.popitem(last=False)
+            self._building.pop(ns, None)  # one lock per namespace held, not per one seen
             held -= gone.size()
 
     def forget(self, ns: str | None = None) -> None:
@@ -292,8 +296,10 @@ class ReadIndex:
         with self._lock:
             if ns is None:
                 self._spaces.clear()
+                self._building.clear()
             else:
                 self._spaces.pop(ns, None)
+                self._building.pop(ns, None)
 
     def close(self) -> None:
         if self.committed in self.backend.on_commit:
