@@ -113,20 +113,21 @@ def about_now(text: str) -> bool:
 
 def topic_of(text: str) -> str:
     """``text`` without the words that say when or how it asks, not what about: the outcome
-    or the present ("end up", "at the moment", "currently"), and "where can I find" (a way
-    to say "where is"). "Pick up", "a moment" or "you find yourself in a bar" in a turn must
-    not set it apart from the other turns about the same thing."""
+    or the present ("end up", "at the moment", "current"), and "where can I find" or "what
+    is the location of" (ways to say "where is"). "Pick up", "a moment" or "you find
+    yourself in a bar" in a turn must not set it apart from the other turns about it."""
     return _ASK_WHERE.sub("where", _OUTCOME.sub(" ", text))
 
 
 _OUTCOME = re.compile(
     r"\b(ends? up|ended up|winds? up|wound up|in the end|eventually|finally|latest|"
-    r"most recent(ly)?|currently|right now|at the moment|these days|nowadays)\b",
+    r"most recent(ly)?|current(ly)?|right now|at the moment|these days|nowadays)\b",
     re.I,
 )
 _ASK_WHERE = re.compile(
     r"\bwhere\s+(?:can|could|do|does|would|will|should|might|may)\s+"
-    r"(?:i|you|we|one|they|he|she)\s+(?:find|locate|get|see)\b",
+    r"(?:i|you|we|one|they|he|she)\s+(?:find|locate|get|see)\b"
+    r"|\bwhat(?:\s+is|'s)\s+the\s+(?:location|whereabouts)\s+of\b",
     re.I,
 )
 _PAST = re.compile(

@@ -156,6 +156,8 @@ def test_the_words_that_ask_for_the_outcome_do_not_group_turns():
     # "where can I find" asks where it is: "You find yourself in a bar" is not about the towel
     assert terms(topic_of("Where can I find the towel?")) == "towel"
     assert terms(topic_of("Where could you find the towel?")) == "towel"
+    assert terms(topic_of("What is the current location of the towel?")) == "towel"
+    assert terms(topic_of("What's the location of the towel now?")) == "towel"
     assert terms(topic_of("What did you find in the towel?")) == terms("what did find towel")
 
 
