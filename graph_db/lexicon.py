@@ -4,8 +4,9 @@ full-text index holds them), with this namespace's own statistics. The engine's 
 global per label: another tenant's turns moved a namespace's term weights (and so its
 ranking), and every search was a Bolt round trip.
 
-Kept compact for the read index's budget: term ids, and per term its postings (rows, term
-counts) in growing ``array`` buffers read by numpy without a copy. Rows are never reused:
+Kept compact for the read index's budget: term ids, per term its postings (rows, term
+counts) and per row its term ids, in growing ``array`` buffers read by numpy without a
+copy. Rows are never reused:
 a dropped memory's row is masked and its postings stay until dead rows outnumber live
 ones, when the lexicon is rebuilt from the rows' own term ids.
 """
@@ -29,7 +30,8 @@ class Lexicon:
         self.counts: list[array] = []  # per term id: how often each of those rows has it
         self.df: list[int] = []  # per term id: live rows that have it
         self.ids: list[str | None] = []  # per row: its memory (None: dropped)
-        self.words: list[array] = []  # per row: its distinct term ids
+        self.words = array("I")  # every row's distinct term ids, one row after another
+        self.starts = array("Q", [0])  # row r's term ids: words[starts[r] : starts[r + 1]]
         self.length = array("I")  # per row: its number of terms
         self.alive = bytearray()  # per row: 1 while its memory is held
         self.at: dict[str, int] = {}  # memory id -> row
@@ -50,7 +52,6 @@ class Lexicon:
         self.length.append(len(words))
         self.alive.append(1)
         self.total += len(words)
-        own = array("I")
         for word, n in Counter(words).items():
             tid = self.vocab.get(word)
             if tid is None:
@@ -61,8 +62,8 @@ class Lexicon:
             self.rows[tid].append(row)
             self.counts[tid].append(min(n, 65535))
             self.df[tid] += 1
-            own.append(tid)
-        self.words.append(own)
+            self.words.append(tid)
+        self.starts.append(len(self.words))
 
     def drop(self, mid: str) -> None:
         row = self.at.pop(mid, None)
@@ -71,7 +72,7 @@ class Lexicon:
         self.ids[row] = None
         self.alive[row] = 0
         self.total -= self.length[row]
-        for tid in self.words[row]:
+        for tid in self.words[self.starts[row] : self.starts[row + 1]]:
             self.df[tid] -= 1
         if len(self.ids) > 64 and len(self.at) < len(self.ids) // 2:
             self._compact()
@@ -105,7 +106,7 @@ class Lexicon:
 
     def nbytes(self) -> int:
         """What the postings and per-row arrays take (not the dicts' own overhead)."""
-        arrays = [*self.rows, *self.counts, *self.words, self.length]
+        arrays = [*self.rows, *self.counts, self.words, self.starts, self.length]
         return sum(a.itemsize * len(a) for a in arrays) + len(self.alive)
 
     def _compact(self) -> None:
@@ -121,7 +122,12 @@ class Lexicon:
             )
         kept = np.flatnonzero(alive)
         self.ids = [self.ids[r] for r in kept]
-        self.words = [self.words[r] for r in kept]
+        starts = np.frombuffer(self.starts, np.uint64)
+        sizes = (starts[1:] - starts[:-1]).astype(np.intp)
+        words = np.frombuffer(self.words, np.uint32)[np.repeat(alive, sizes)]
+        self.words = array("I", words.tobytes())
+        ends = np.cumsum(sizes[alive], dtype=np.uint64)
+        self.starts = array("Q", np.concatenate([[0], ends]).astype(np.uint64).tobytes())
         self.length = array("I", np.frombuffer(self.length, np.uint32)[kept].tobytes())
         self.alive = bytearray(b"\x01" * len(kept))
         self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]

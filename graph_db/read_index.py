@@ -39,7 +39,7 @@ import numpy as np
 
 from graph_db.backends import GraphBackend
 from graph_db.lexicon import Lexicon
-from graph_db.vecpack import unpack
+from graph_db.vecpack import as_dict, unpack_rows
 
 log = logging.getLogger(__name__)
 LABELS = ("Episode", "Fact")
@@ -105,7 +105,8 @@ class _Space:
     stamp: Stamp
     dim: int
     at: dict[str, tuple[str, int]] = field(default_factory=dict)  # id -> (label, row)
-    vectors: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
+    #: id -> its recall vectors as stored (vecpack.unpack_rows: one float16 array, n, c)
+    vectors: dict[str, tuple[np.ndarray, int, int]] = field(default_factory=dict)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
     #: held while it is searched or written: searches of other namespaces go on meanwhile
@@ -130,14 +131,14 @@ class _Space:
         if not packed:
             self._drop_vectors(mid)
             return
-        vecs = unpack(packed, self.dim, np.float16)
+        rows = unpack_rows(packed, self.dim, np.float16)
         held = self.at.get(mid)
         if held is not None and held[0] != label:
-            self.drop(mid)
+            self._drop_vectors(mid)
             held = None
-        row = self.blocks[label].put(held[1] if held else None, mid, vecs["embedding"])
+        row = self.blocks[label].put(held[1] if held else None, mid, rows[0][0])
         self.at[mid] = (label, row)
-        self.vectors[mid] = vecs
+        self.vectors[mid] = rows
 
     def drop(self, mid: str) -> None:
         self._drop_vectors(mid)
@@ -163,7 +164,7 @@ class _Space:
     def vector_bytes(self) -> int:
         """What the vectors take (the own-vector matrices and each memory's views)."""
         own = sum(b.own.nbytes for b in self.blocks.values())
-        return own + sum(a.nbytes for v in self.vectors.values() for a in v.values())
+        return own + sum(rows.nbytes for rows, _, _ in self.vectors.values())
 
 
 class ReadIndex:
@@ -222,7 +223,10 @@ class ReadIndex:
         unpacks its row)."""
         space = self._spaces.get(ns)
         held = None if space is None else space.vectors.get(mid)
-        return None if held is None else {k: v.astype(np.float32) for k, v in held.items()}
+        if held is None:
+            return None
+        rows, n, c = held
+        return as_dict(rows.astype(np.float32), n, c)
 
     def _space(self, run: Any, ns: str) -> _Space:
         stamp = _stamp(run("namespace_version", ns=ns))

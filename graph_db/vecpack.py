@@ -46,6 +46,12 @@ def pack(
 def unpack(packed: str, dim: int, dtype: type = np.float32) -> dict[str, np.ndarray]:
     """``{"embedding": (dim,), "views": (n, dim) if any, "ctx_embedding": (dim,) if any}``
     (``dtype`` float16: as stored, half the memory)."""
+    return as_dict(*unpack_rows(packed, dim, dtype))
+
+
+def unpack_rows(packed: str, dim: int, dtype: type = np.float32) -> tuple[np.ndarray, int, int]:
+    """The packed vectors as one (1 + n + c, dim) array: the own vector, ``n`` sentence
+    views, ``c`` (0 or 1) in-context views; one object to hold where many memories are."""
     kind, n_views, has_ctx, data = packed.split(":", 3)
     if kind != PREFIX:
         raise ValueError(f"unknown packed vector format {kind!r}")
@@ -53,7 +59,11 @@ def unpack(packed: str, dim: int, dtype: type = np.float32) -> dict[str, np.ndar
     n, c = int(n_views), int(has_ctx)
     if flat.size != (1 + n + c) * dim:
         raise ValueError(f"packed vectors hold {flat.size} values, not {(1 + n + c) * dim}")
-    rows = flat.reshape(-1, dim)
+    return flat.reshape(-1, dim), n, c
+
+
+def as_dict(rows: np.ndarray, n: int, c: int) -> dict[str, np.ndarray]:
+    """``unpack_rows``' array as ``unpack`` gives it."""
     out = {"embedding": rows[0]}
     if n:
         out["views"] = rows[1 : 1 + n]
