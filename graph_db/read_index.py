@@ -9,12 +9,16 @@ The graph stays the source of truth; the index never holds what the graph does n
 - built lazily, per namespace, from one read transaction that also reads the namespace's
   (epoch, version) (``namespace_version``);
 - every write transaction that changes what the index holds bumps that version inside it
-  (``graph_db.backends.bolt.VERSIONED_WRITES``), so a rollback never moves it;
+  (``graph_db.backends.bolt.VERSIONED_WRITES``), so a rollback never moves it, and stamps
+  the memories it wrote with that version and records the ids it deleted;
 - after this process commits such a write, the index applies it (write-through) when it
-  was at the version just before; otherwise (another process wrote in between) it drops
-  the namespace;
+  was at the version just before; otherwise (another process wrote in between) the next
+  search catches up;
 - before each search it reads the version once (one small query): if another process moved
-  it, the namespace is read again. A restart or ``kill -9`` loses nothing: the index lives
+  it, the index reads what was written since its version and what was deleted (a scan of
+  the namespace's memories by their stamp, no vectors but the changed ones'), or the
+  namespace whole when that cannot be told (deleted and made again, or more deletions
+  than the namespace remembers). A restart or ``kill -9`` loses nothing: the index lives
   in memory only and is built from the store again.
 
 Namespaces are held least recently searched first out: past ``max_memories`` over all of
@@ -180,6 +184,7 @@ class ReadIndex:
         self._lock = threading.RLock()
         self._building: dict[str, threading.Lock] = {}
         self.builds = 0  # namespaces read whole (tests and benchmarks count them)
+        self.catch_ups = 0  # namespaces brought up to date after other processes' writes
         backend.on_commit.append(self.committed)
 
     # -- reads ------------------------------------------------------------------------
@@ -238,7 +243,44 @@ class ReadIndex:
                 if space is not None and _at_least(space.stamp, stamp):
                     self._spaces.move_to_end(ns)
                     return space
+            if space is not None and space.stamp[0] is not None and self._catch_up(ns, space):
+                return space
             return self._build(ns)
+
+    def _catch_up(self, ns: str, space: _Space) -> bool:
+        """Apply what other processes wrote to ``ns`` since the version held: the memories
+        they stamped with a later version (``memories_stamp``) and the deletions recorded
+        (``namespace_gone``), read with the version in one read transaction. False when
+        that cannot be told (the namespace was deleted and made again, or more was deleted
+        than it remembers): then it is read whole."""
+        since = space.stamp[1] or 0
+
+        def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]], list[dict[str, Any]]]:
+            stamp = _stamp(tx.run("namespace_version", ns=ns))
+            return (
+                stamp,
+                tx.run("namespace_gone_read", ns=ns),
+                tx.run("index_changes", ns=ns, since=since),
+            )
+
+        stamp, gone, rows = self.backend.read_tx(read)
+        if stamp[0] != space.stamp[0] or not gone or since < gone[0]["floor"]:
+            return False
+        ids, versions = gone[0]["ids"] or [], gone[0]["versions"] or []
+        dropped = [mid for mid, v in zip(ids, versions, strict=True) if v > since]
+        with space.lock:
+            if not _at_least(space.stamp, stamp):  # (this process's own commit may be ahead)
+                for mid in dropped:
+                    space.drop(mid)
+                for r in rows:
+                    space.put(r["id"], r["label"], r["vecs"], r["terms"])
+                space.stamp = stamp
+        with self._lock:
+            self.catch_ups += 1
+            self._evict()
+        log.debug("read index: %s caught up to %s (%d written, %d deleted)", ns, stamp,
+                  len(rows), len(dropped))  # fmt: skip
+        return True
 
     def _build(self, ns: str) -> _Space:
         """Read ``ns`` whole, with its version, in one read transaction."""
@@ -264,8 +306,8 @@ class ReadIndex:
         versions: dict[str, tuple[str, int] | None],
         writes: list[tuple[str, dict[str, Any]]],
     ) -> None:
-        """Apply this process's committed writes to the namespaces held, or drop those
-        another process wrote to in between (read again when next asked)."""
+        """Apply this process's committed writes to the namespaces held; where another
+        process wrote in between, leave it to the next search to catch up on both."""
         with self._lock:
             for ns, stamp in versions.items():
                 space = self._spaces.get(ns)
@@ -277,9 +319,11 @@ class ReadIndex:
                     and space.stamp[0] in (None, stamp[0])
                     and (space.stamp[1] or 0) + 1 == stamp[1]
                 )
-                if not follows or any(name == "namespace_delete" for name, _ in mine):
+                if any(name == "namespace_delete" for name, _ in mine):
                     del self._spaces[ns]
                     continue
+                if not follows:  # another process wrote in between: the next search
+                    continue  # catches up on both (this write was stamped too)
                 with space.lock:
                     for name, p in mine:
                         _apply(space, name, p)

@@ -6,8 +6,10 @@ then one line per node ``{"kind": "node", "label", "props"}`` and one per edge
 ``{"kind": "edge", "type", "a", "b", "props"}`` (edges by the ids of their
 ends). The format is our own so it moves between Neo4j and ArcadeDB.
 Restoring replaces the namespace in one transaction: all of it, or nothing.
-Exactly, save the maintenance schedule (``SCHEDULE``): it is not exported, and a restore
-makes every memory due at the next maintenance pass (its writes mark them).
+Exactly, save the state of the store kept on memories (``STORE_STATE``: the maintenance
+schedule and the read index's version stamp): it is not exported, a restore makes every
+memory due at the next maintenance pass (its writes mark them), and a restored namespace is
+a new one to every read index (a new epoch).
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ _BATCH = 500
 #: when maintenance next looks at a memory (graph_db.maintenance): state of the store, not of
 #: the memory
 SCHEDULE = ("vitals_due", "expire_at", "edges_at")
+#: what a memory carries of the store's state, not its own: the schedule above, and the
+#: namespace version that last wrote it (``memories_stamp``, for read indexes to catch up)
+STORE_STATE = (*SCHEDULE, "ver")
 
 
 def export_namespace(backend: GraphBackend, embedder: Embedder, ns: str, path: Path) -> Path:
@@ -66,7 +71,7 @@ def export_namespace(backend: GraphBackend, embedder: Embedder, ns: str, path: P
     with gzip.open(tmp, "wt", encoding="utf-8") as f:
         f.write(json.dumps(header) + "\n")
         for n in nodes:
-            props = {k: v for k, v in n["props"].items() if k not in SCHEDULE}
+            props = {k: v for k, v in n["props"].items() if k not in STORE_STATE}
             f.write(json.dumps({"kind": "node", "label": n["label"], "props": props}) + "\n")
         for e in edges:
             line = {"kind": "edge", "type": e["type"], "a": e["a"], "b": e["b"]}

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from graph_db import MagsError
-from tests.helpers.workers import write_episode_elsewhere
+from tests.helpers.workers import delete_elsewhere, write_episode_elsewhere
 
 TURNS = [
     "I adopted a grey cat called Miso last spring",
@@ -88,14 +88,31 @@ def test_the_index_is_on_by_default_and_own_writes_go_through_it(graph, ns):
 
 
 def test_a_second_process_write_is_seen_by_the_next_recall(graph, ns):
-    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    """... caught up on, not read whole: what the other process wrote and deleted since,
+    and this process's own writes in between."""
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     assert _recalled(graph, ns, "where is the spare key", k=1)  # the index holds ns now
-    before = _stamp(graph, ns)
+    index = graph.read_index
+    before, builds, catch_ups = _stamp(graph, ns), index.builds, index.catch_ups
     child = write_episode_elsewhere(graph, ns, "The spare key is now in the blue flowerpot")
     assert child.returncode == 0, child.stderr[-2000:]
     new = child.stdout.strip().splitlines()[-1]
     assert _stamp(graph, ns)[1] == before[1] + 1
+    mine = graph.add_episode(ns, "The cello teacher moved to Thursdays", session_id="s")
+    child = delete_elsewhere(graph, ns, ids[0])
+    assert child.returncode == 0, child.stderr[-2000:]
     assert _recalled(graph, ns, "blue flowerpot spare key", k=1) == [new]
+    assert _recalled(graph, ns, "cello teacher Thursdays", k=1) == [mine]
+    assert ids[0] not in _recalled(graph, ns, "grey cat Miso adopted", k=10)
+    assert ids[0] not in {f.id for f in graph.search_engine.fulltext(
+        graph.backend.read, ns, "Episode", "grey cat Miso adopted", 10)}  # fmt: skip
+    # caught up twice (the write path's neighbour search before this process's own write,
+    # then the recall after the deletion), never read whole
+    assert (index.builds, index.catch_ups) == (builds, catch_ups + 2)
+    with index_off(graph):  # and it holds what the store holds
+        assert _recalled(graph, ns, "blue flowerpot spare key", k=3) == _recalled(
+            graph, ns, "blue flowerpot spare key", k=3
+        )
     graph.forget_namespace(ns)
 
 
@@ -215,3 +232,27 @@ def test_full_text_is_bm25_over_the_namespace_alone(graph, ns):
     assert before == pytest.approx(expected, rel=1e-5)
     graph.forget_namespace(ns)
     graph.forget_namespace(other)
+
+
+def test_more_deletions_than_the_namespace_remembers_read_it_whole(graph, ns, monkeypatch):
+    """Deletions are remembered up to a bound (bolt.GONE_KEPT); an index further behind
+    cannot tell what went, so it reads the namespace whole, and holds none of them."""
+    from graph_db import LiquidGraph
+    from graph_db.backends import bolt
+
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]
+    index = graph.read_index
+    builds = index.builds
+    monkeypatch.setattr(bolt, "GONE_KEPT", 1)
+    with LiquidGraph(graph.settings) as other:  # another writer, with its own index
+        other.delete(ns, ids[0])
+        other.delete(ns, ids[7])  # past the bound: the first deletion is forgotten
+    query = "grey cat Miso sleeps on the sofa"
+    recalled = _recalled(graph, ns, query, k=10)
+    found = {
+        f.id for f in graph.search_engine.fulltext(graph.backend.read, ns, "Episode", query, 10)
+    }
+    assert not {ids[0], ids[7]} & (set(recalled) | found)
+    assert index.builds == builds + 1
+    graph.forget_namespace(ns)

@@ -50,6 +50,9 @@ MESSAGE_BUDGET = 4 * 1024 * 1024
 VERSIONED_WRITES = frozenset(
     {"episodes_create", "facts_create", "memory_delete", "memory_update", "namespace_delete"}
 )
+#: deletions a namespace remembers for other processes' read indexes to catch up on (past it,
+#: an index that far behind reads the namespace whole)
+GONE_KEPT = 10_000
 #: (namespace -> (epoch, version), or None when the transaction deleted it; the versioned
 #: writes it ran, as (query name, parameters), in order)
 Committed = Callable[[dict[str, tuple[str, int] | None], list[tuple[str, dict[str, Any]]]], None]
@@ -150,8 +153,30 @@ def _versioned(
     for ns in sorted({p["ns"] for _, p in t.versioned if isinstance(p.get("ns"), str)}):
         rows = t.run("namespace_bump", ns=ns, epoch=uuid.uuid4().hex)
         versions[ns] = (rows[0]["epoch"], rows[0]["version"]) if rows else None
+        if rows:  # what changed at this version, for other processes' indexes to catch up
+            written, gone = _touched([(n, p) for n, p in t.versioned if p.get("ns") == ns])
+            version = rows[0]["version"]
+            if written:
+                t.run("memories_stamp", ns=ns, ids=written, version=version)
+            if gone:
+                t.run("namespace_gone", ns=ns, ids=gone, version=version, keep=GONE_KEPT)
     done.append((versions, t.versioned))
     return out
+
+
+def _touched(writes: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[str]]:
+    """The ids a transaction's versioned writes created or updated, and those it deleted."""
+    written: dict[str, None] = {}
+    gone: dict[str, None] = {}
+    for name, p in writes:
+        if name in ("episodes_create", "facts_create"):
+            written |= dict.fromkeys(r["id"] for r in p["rows"])
+        elif name == "memory_update":
+            written[p["id"]] = None
+        elif name == "memory_delete":
+            gone[p["id"]] = None
+            written.pop(p["id"], None)
+    return list(written), list(gone)
 
 
 def _size(value: Any) -> int:

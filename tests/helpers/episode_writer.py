@@ -1,6 +1,7 @@
 """A second process writing one episode (run as a script by tests/test_read_index.py):
 settings as JSON, the namespace, the text, and "die" to SIGKILL itself once the write has
-committed and before its own read index hears of it. Prints the episode's id."""
+committed and before its own read index hears of it, or "delete" to delete the memory
+whose id is the text instead. Prints the episode's id."""
 
 from __future__ import annotations
 
@@ -23,7 +24,11 @@ def main() -> None:
 
         ReadIndex.committed = killed  # type: ignore[method-assign]
     with LiquidGraph(GraphSettings(**settings)) as graph:
-        print(graph.add_episode(ns, text, session_id="other"), flush=True)
+        if mode == "delete":
+            graph.delete(ns, text)
+            print(text, flush=True)
+        else:
+            print(graph.add_episode(ns, text, session_id="other"), flush=True)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from graph_db.snapshots import SCHEDULE
+from graph_db.snapshots import STORE_STATE
 
 
 def state(graph, ns):
@@ -21,7 +21,7 @@ def state(graph, ns):
 
 
 def unscheduled(props):
-    return {k: v for k, v in props.items() if k not in SCHEDULE}
+    return {k: v for k, v in props.items() if k not in STORE_STATE}
 
 
 def populate(graph, ns):

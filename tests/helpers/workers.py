@@ -54,6 +54,14 @@ def write_episode_elsewhere(graph: LiquidGraph, ns: str, text: str, die: bool = 
     )  # fmt: skip
 
 
+def delete_elsewhere(graph: LiquidGraph, ns: str, memory_id: str):
+    """Another process deletes memory ``memory_id`` of ``ns`` in ``graph``'s store."""
+    return subprocess.run(
+        [sys.executable, str(EPISODE_WRITER), store_config(graph), ns, memory_id, "delete"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
 def start_fact_writer(
     graph: LiquidGraph, ns: str, prefix: str, writes: int, threads: int
 ) -> subprocess.Popen:
