@@ -445,7 +445,10 @@ class Recaller:
             lang = self.settings.stem_language
             said_by = " ".join({c.props.get("speaker") or "" for _, c in scored})
             words = {t for q in queries for t in terms(topic_of(q), lang).split()}
-            scored = newest_first(scored, k, words - set(terms(said_by, lang).split()))
+            # within a fixed window, not k: the first places must not depend on how many
+            # more were asked for (k=25 had moved newer turns from 11-25 into the top 10)
+            window = min(k, self.settings.recall_newest_window)
+            scored = newest_first(scored, window, words - set(terms(said_by, lang).split()))
         top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
         return self._results(ns, top), [a.id for a in anchors]
 

@@ -266,6 +266,13 @@ class GraphSettings(BaseSettings):
         "recalled turns that match the query by the same words fill the places they earned "
         "newest first: the later one tells the current state.",
     )
+    recall_newest_window: int = Field(
+        default=10,
+        ge=1,
+        description="recall_newest_first reorders (and lets the newest turn with every "
+        "query word in) within the first this many places, whatever k: the first places of "
+        "a recall do not depend on how many more were asked for.",
+    )
     recall_collapse_repeats: bool = Field(
         default=True,
         description="Asked how things stand, a turn of recall_length_cap content words or more "

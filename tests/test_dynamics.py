@@ -139,6 +139,31 @@ def test_turns_about_the_same_thing_come_newest_first(graph, ns):
     assert past.index(ids[0]) < past.index(ids[2])  # asked about the past: by score
 
 
+def test_the_first_places_do_not_depend_on_how_many_are_asked_for(graph, ns):
+    """Newest first reorders within a fixed window (recall_newest_window), not within k:
+    asking for 8 memories does not move newer turns from places 4-8 into the first 3."""
+    _turns(
+        graph,
+        ns,
+        [
+            ("pat", "My laptop is on the desk, the laptop with the blue laptop sleeve."),
+            ("pat", "The laptop charger and the laptop stand are on the desk too."),
+            ("pat", "The laptop fan is loud, the laptop gets hot on the laptop stand."),
+            ("pat", "Lent the laptop to Sam."),
+            ("pat", "Sam gave the laptop back."),
+            ("pat", "The weather was fine all week."),
+            ("pat", "Took the laptop to the office."),
+        ],
+    )  # fmt: skip
+
+    def first(k, window):
+        with _recall_settings(graph, recall_newest_window=window):
+            return [h.id for h in graph.recall(ns, "Where is the laptop?", k=k, fire=False)][:3]
+
+    assert first(8, 3) == first(3, 3)
+    assert first(8, 8) != first(3, 3)  # what a window of k did
+
+
 def test_the_newest_turn_about_every_query_word_comes_in_from_below(graph, ns):
     """Asked where the laptop is now, the latest turn about it is recalled first though it
     scores under the top k: older, longer turns about the laptop filled the places. A
