@@ -104,11 +104,6 @@ class Lexicon:
         found = found[np.lexsort((found, -scores[found]))]
         return [(self.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
-    def nbytes(self) -> int:
-        """What the postings and per-row arrays take (not the dicts' own overhead)."""
-        arrays = [*self.rows, *self.counts, self.words, self.starts, self.length]
-        return sum(a.itemsize * len(a) for a in arrays) + len(self.alive)
-
     def _compact(self) -> None:
         """Drop the dead rows and their postings, numbering the live rows anew."""
         alive = np.frombuffer(self.alive, np.uint8).astype(bool)

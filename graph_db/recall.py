@@ -99,7 +99,7 @@ class Recaller:
         """Candidates by id, from the vector index and (if ``lexical``) full-text search."""
         run, kp = self.backend.read, self.settings.recall_candidates
         index = self.searcher.index
-        in_process = index is not None and self.settings.read_index_fulltext
+        in_process = self.searcher.fulltext_index is not None
         # the searches are independent: run them side by side (the engine has cores too)
         full = {
             (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)

@@ -133,6 +133,11 @@ class Searcher:
         #: neighbours (and full-text hits, with ``read_index_fulltext``) come from it when set
         self.index: ReadIndex | None = None
 
+    @property
+    def fulltext_index(self) -> ReadIndex | None:
+        """The read index when full-text search runs in it (``read_index_fulltext``)."""
+        return self.index if self.settings.read_index_fulltext else None
+
     def nearest(
         self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int, rows: bool = False
     ) -> list[list[Found]]:
@@ -206,8 +211,8 @@ class Searcher:
         namespace (as for vectors), then wider while it gave as many as asked and too few
         were ours."""
         query = fulltext_query(text, self.settings.stem_language)
-        if self.index is not None and self.settings.read_index_fulltext and label in INDEXED:
-            hits = self.index.fulltext(run, ns, [label], [query.split()], k)[label][0]
+        if self.fulltext_index is not None and label in INDEXED:
+            hits = self.fulltext_index.fulltext(run, ns, [label], [query.split()], k)[label][0]
             return [Found(mid, label, score) for mid, score in hits]
         total, have = self.counts.get(run, ns, label)
         if not query or k <= 0 or have == 0:

@@ -43,15 +43,15 @@ def pack(
     return f"{PREFIX}:{n_views}:{has_ctx}:{base64.b64encode(raw).decode('ascii')}"
 
 
-def unpack(packed: str, dim: int, dtype: type = np.float32) -> dict[str, np.ndarray]:
-    """``{"embedding": (dim,), "views": (n, dim) if any, "ctx_embedding": (dim,) if any}``
-    (``dtype`` float16: as stored, half the memory)."""
-    return as_dict(*unpack_rows(packed, dim, dtype))
+def unpack(packed: str, dim: int) -> dict[str, np.ndarray]:
+    """``{"embedding": (dim,), "views": (n, dim) if any, "ctx_embedding": (dim,) if any}``."""
+    return as_dict(*unpack_rows(packed, dim))
 
 
 def unpack_rows(packed: str, dim: int, dtype: type = np.float32) -> tuple[np.ndarray, int, int]:
     """The packed vectors as one (1 + n + c, dim) array: the own vector, ``n`` sentence
-    views, ``c`` (0 or 1) in-context views; one object to hold where many memories are."""
+    views, ``c`` (0 or 1) in-context views; one object to hold where many memories are
+    (``dtype`` float16: as stored, half the memory)."""
     kind, n_views, has_ctx, data = packed.split(":", 3)
     if kind != PREFIX:
         raise ValueError(f"unknown packed vector format {kind!r}")

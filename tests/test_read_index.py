@@ -60,14 +60,13 @@ def index_off(graph):
 def engine_fulltext(graph):
     """Full-text from the engine, with the read index on (its own is the namespace's BM25,
     which the engine's global index cannot equal)."""
-    searcher, recaller = graph.search_engine, graph._recaller
-    kept = searcher.settings, recaller.settings
-    searcher.settings = searcher.settings.model_copy(update={"read_index_fulltext": False})
-    recaller.settings = recaller.settings.model_copy(update={"read_index_fulltext": False})
+    searcher = graph.search_engine
+    kept = searcher.settings
+    searcher.settings = kept.model_copy(update={"read_index_fulltext": False})
     try:
         yield
     finally:
-        searcher.settings, recaller.settings = kept
+        searcher.settings = kept
 
 
 def test_the_index_is_on_by_default_and_own_writes_go_through_it(graph, ns):
