@@ -5,8 +5,8 @@ global per label: another tenant's turns moved a namespace's term weights (and s
 ranking), and every search was a Bolt round trip.
 
 Kept compact for the read index's budget: term ids, per term its postings (rows, term
-counts) and per row its term ids, in growing ``array`` buffers read by numpy without a
-copy. Rows are never reused:
+counts) and per row its term ids in order (so its ``terms`` read back as stored, which recall
+ranks by), in growing ``array`` buffers read by numpy without a copy. Rows are never reused:
 a dropped memory's row is masked and its postings stay until dead rows outnumber live
 ones, when the lexicon is rebuilt from the rows' own term ids.
 """
@@ -26,11 +26,12 @@ class Lexicon:
 
     def __init__(self) -> None:
         self.vocab: dict[str, int] = {}
+        self.names: list[str] = []  # per term id: the term
         self.rows: list[array] = []  # per term id: rows that have it
         self.counts: list[array] = []  # per term id: how often each of those rows has it
         self.df: list[int] = []  # per term id: live rows that have it
         self.ids: list[str | None] = []  # per row: its memory (None: dropped)
-        self.words = array("I")  # every row's distinct term ids, one row after another
+        self.words = array("I")  # every row's term ids in order, one row after another
         self.starts = array("Q", [0])  # row r's term ids: words[starts[r] : starts[r + 1]]
         self.length = array("I")  # per row: its number of terms
         self.alive = bytearray()  # per row: 1 while its memory is held
@@ -56,13 +57,14 @@ class Lexicon:
             tid = self.vocab.get(word)
             if tid is None:
                 tid = self.vocab[word] = len(self.df)
+                self.names.append(word)
                 self.rows.append(array("I"))
                 self.counts.append(array("H"))
                 self.df.append(0)
             self.rows[tid].append(row)
             self.counts[tid].append(min(n, 65535))
             self.df[tid] += 1
-            self.words.append(tid)
+        self.words.extend(self.vocab[word] for word in words)
         self.starts.append(len(self.words))
 
     def drop(self, mid: str) -> None:
@@ -72,10 +74,17 @@ class Lexicon:
         self.ids[row] = None
         self.alive[row] = 0
         self.total -= self.length[row]
-        for tid in self.words[self.starts[row] : self.starts[row + 1]]:
+        for tid in set(self.words[self.starts[row] : self.starts[row + 1]]):
             self.df[tid] -= 1
         if len(self.ids) > 64 and len(self.at) < len(self.ids) // 2:
             self._compact()
+
+    def terms(self, mid: str) -> str | None:
+        """``mid``'s terms as stored (None: not held, or stored without any)."""
+        row = self.at.get(mid)
+        if row is None:
+            return None
+        return " ".join(self.names[t] for t in self.words[self.starts[row] : self.starts[row + 1]])
 
     def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best memories for the query terms ``words``, best first (ties: the

@@ -32,6 +32,9 @@ def test_writes_rewrites_and_deletes_score_as_a_lexicon_built_afresh():
     lexicon.put("m1", "")  # no terms: not found
     del docs["m1"]
     assert len(lexicon.ids) < 200  # compacted: dead rows and their postings went
+    # each memory's terms read back as stored (order and repeats: recall ranks by them)
+    assert {mid: lexicon.terms(mid) for mid in docs} == docs
+    assert lexicon.terms("m1") is None and lexicon.terms("m0") is None
     fresh = _fresh(docs)
     for query in (["w1", "w2"], ["w3"], ["w5", "w5", "w39", "nope"]):
         got, want = lexicon.search(query, 1000), fresh.search(query, 1000)

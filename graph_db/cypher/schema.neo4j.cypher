@@ -4,6 +4,8 @@ CREATE CONSTRAINT namespace_ns IF NOT EXISTS FOR (n:Namespace) REQUIRE n.ns IS U
 CREATE CONSTRAINT magsmeta_key IF NOT EXISTS FOR (n:MagsMeta) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT predicate_key IF NOT EXISTS FOR (n:Predicate) REQUIRE n.key IS UNIQUE;
 CREATE INDEX predicate_ns IF NOT EXISTS FOR (n:Predicate) ON (n.ns);
+CREATE INDEX indexchange_key IF NOT EXISTS FOR (n:IndexChange) ON (n.key);
+CREATE INDEX indexchange_ns IF NOT EXISTS FOR (n:IndexChange) ON (n.ns);
 CREATE CONSTRAINT episode_id IF NOT EXISTS FOR (n:Episode) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (n:Fact) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;

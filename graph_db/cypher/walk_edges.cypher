@@ -7,7 +7,8 @@
 // caller has). Weighing and filtering here keeps the rows sent back few. At most $fanout
 // edges of each memory are read (in the engine's order): a hub tied to thousands of
 // memories would cost seconds, and says little about any one of them.
-// $vecs: whether rows carry the packed vectors (not when the read index holds them).
+// $rows: whether rows are sent at all, $vecs: whether they carry the packed vectors (not
+// when the read index holds them).
 UNWIND $frontier AS f
 OPTIONAL MATCH (e:Episode {id: f.id})
 WHERE e.ns = $ns
@@ -31,7 +32,7 @@ WITH f, o, edge,
           ELSE coalesce(r.w, 0.0) * exp(-$decay * ($now - start)) END AS w
 WHERE f.act * w >= $stop
 RETURN f.id AS source, o.id AS id, edge, w,
-       CASE WHEN o.id IN $known THEN null ELSE
+       CASE WHEN NOT $rows OR o.id IN $known THEN null ELSE
          o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
            .source_episode_id, .terms,
             .last_access, vecs: CASE WHEN $vecs THEN o.vecs END, label: labels(o)[0]} END AS row

@@ -2,7 +2,8 @@
 // with each, through entities linked to at most $max_degree memories (hubs such as the user
 // tie everything), weighted $entity_w / sqrt(entity degree), where act x w stays at or above
 // $stop; row as in walk_edges (null for the $known ids).
-// $vecs: whether rows carry the packed vectors (not when the read index holds them).
+// $rows: whether rows are sent at all, $vecs: whether they carry the packed vectors (not
+// when the read index holds them).
 UNWIND $frontier AS f
 OPTIONAL MATCH (e:Episode {id: f.id})
 WHERE e.ns = $ns
@@ -17,7 +18,7 @@ WHERE f.act * w >= $stop
 MATCH (en)<-[:MENTIONS|ABOUT]-(o)
 WHERE o.ns = $ns AND o.id <> f.id
 RETURN f.id AS source, o.id AS id, en.id AS entity, w,
-       CASE WHEN o.id IN $known THEN null ELSE
+       CASE WHEN NOT $rows OR o.id IN $known THEN null ELSE
          o {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
            .source_episode_id, .terms,
             .last_access, vecs: CASE WHEN $vecs THEN o.vecs END, label: labels(o)[0]} END AS row
