@@ -9,26 +9,29 @@ The graph stays the source of truth; the index never holds what the graph does n
 - built lazily, per namespace, from one read transaction that also reads the namespace's
   (epoch, version) (``namespace_version``);
 - every write transaction that changes what the index holds bumps that version inside it
-  (``graph_db.backends.bolt.VERSIONED_WRITES``), so a rollback never moves it, and stamps
-  the memories it wrote with that version and records the ids it deleted;
-- after this process commits such a write, the index applies it (write-through) when it
-  was at the version just before; otherwise (another process wrote in between) the next
-  search catches up;
+  (``graph_db.backends.bolt.VERSIONED_WRITES``), so a rollback never moves it, reads back
+  the memories it changed as they are at its end (``index_records``), and adds an entry to
+  the namespace's change log: the ids it changed and deleted (``namespace_bump``, the
+  last ``CHANGES_KEPT`` versions kept);
+- after this process commits such a write, the index applies it (write-through: the
+  vectors and deletions from the writes, terms and rows from the records) when it was at
+  the version just before; otherwise (another process wrote in between) the next search
+  catches up;
 - before each search it reads the version once (one small query): if another process moved
-  it, the index reads what was written since its version and what was deleted (a scan of
-  the namespace's memories by their stamp, no vectors but the changed ones'), or the
-  namespace whole when that cannot be told (deleted and made again, or more deletions
-  than the namespace remembers). A restart or ``kill -9`` loses nothing: the index lives
-  in memory only and is built from the store again.
+  it, the index reads the log's entries since its version, by key, and the memories they
+  name (no scan of the namespace), or the namespace whole when that cannot be told
+  (deleted and made again, or further behind than the log keeps). A restart or ``kill
+  -9`` loses nothing: the index lives in memory only and is built from the store again.
 
 Namespaces are held least recently searched first out: past ``max_memories`` over all of
 them (``MAGS_READ_INDEX_MAX_MEMORIES``), the oldest are let go and read again when next
 searched, so a server of many tenants holds what it uses.
 
 Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
-as stored, float16, decoded once, and its stored terms. Searched: the own vectors, exactly
-(cosine of unit vectors), and the terms by BM25. Not held yet: the edge adjacency (the walk
-still asks the engine), and nothing is persisted (see the README's "Read index").
+as stored, float16, decoded once, its stored terms, and what recall ranks it by
+(``graph_db.row_table``). Searched: the own vectors, exactly (cosine of unit vectors), and
+the terms by BM25. Not held yet: the edge adjacency (the walk still asks the engine), and
+nothing is persisted (see the README's "Read index").
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ from typing import Any
 import numpy as np
 
 from graph_db.backends import GraphBackend
+from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
 from graph_db.lexicon import Lexicon
+from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
 
 log = logging.getLogger(__name__)
@@ -103,8 +108,8 @@ class _Block:
 
 @dataclass
 class _Space:
-    """One namespace's memories: a block of own vectors and a lexicon per label, and each
-    memory's recall vectors (float16, as stored) for scoring."""
+    """One namespace's memories: a block of own vectors and a lexicon per label, each
+    memory's recall vectors (float16, as stored) for scoring, and what recall ranks it by."""
 
     stamp: Stamp
     dim: int
@@ -113,6 +118,7 @@ class _Space:
     vectors: dict[str, tuple[np.ndarray, int, int]] = field(default_factory=dict)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
+    rows: RowTable = field(default_factory=RowTable)
     #: held while it is searched or written: searches of other namespaces go on meanwhile
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -120,10 +126,17 @@ class _Space:
         self.blocks = {label: _Block(self.dim) for label in LABELS}
         self.lexicons = {label: Lexicon() for label in LABELS}
 
-    def put(self, mid: str, label: str, packed: str | None, terms: str | None) -> None:
+    def put(
+        self, mid: str, label: str, packed: str | None, terms: str | None, row: dict[str, Any]
+    ) -> None:
         """Add or replace memory ``mid`` (no packed vectors: it is found by its terms only)."""
-        self.put_terms(mid, label, terms)
+        self.put_record(mid, label, terms, row)
         self.put_vectors(mid, label, packed)
+
+    def put_record(self, mid: str, label: str, terms: str | None, row: dict[str, Any]) -> None:
+        """``mid``'s terms and row (``recall_rows``'), as a read or a commit gave them."""
+        self.put_terms(mid, label, terms)
+        self.rows.put(mid, label, row)
 
     def put_terms(self, mid: str, label: str, terms: str | None) -> None:
         for other, lexicon in self.lexicons.items():
@@ -146,6 +159,7 @@ class _Space:
 
     def drop(self, mid: str) -> None:
         self._drop_vectors(mid)
+        self.rows.drop(mid)
         for lexicon in self.lexicons.values():
             lexicon.drop(mid)
 
@@ -156,14 +170,17 @@ class _Space:
             self.vectors.pop(mid, None)
 
     def label_of(self, mid: str) -> str | None:
-        held = self.at.get(mid)
-        if held is not None:
-            return held[0]
-        return next((label for label, lx in self.lexicons.items() if mid in lx.at), None)
+        at = self.rows.slot.get(mid)
+        return None if at is None else self.rows.labels[at]
+
+    def row(self, mid: str) -> dict[str, Any] | None:
+        """``mid``'s row as ``recall_rows`` gives it, or None when not held."""
+        label = self.label_of(mid)
+        return None if label is None else self.rows.row(mid, self.lexicons[label].terms(mid))
 
     def size(self) -> int:
-        """Memories held (nearly all have both vectors and terms)."""
-        return max(len(self.at), sum(len(lx) for lx in self.lexicons.values()))
+        """Memories held (each has a row; nearly all have vectors and terms)."""
+        return len(self.rows)
 
     def vector_bytes(self) -> int:
         """What the vectors take (the own-vector matrices and each memory's views)."""
@@ -223,6 +240,16 @@ class ReadIndex:
         terms (``find``)."""
         return self.find(run, ns, labels, k, words=words)[1]
 
+    def rows(self, ns: str, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The rows (as ``recall_rows`` gives them) of those of ``ids`` the index holds of
+        ``ns``, as of its last check (``find``); the caller reads the others."""
+        space = self._spaces.get(ns)
+        if space is None:
+            return {}
+        with space.lock:
+            found = {mid: space.row(mid) for mid in ids}
+        return {mid: row for mid, row in found.items() if row is not None}
+
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
         """A memory's decoded recall vectors if the index holds them (else the caller
         unpacks its row)."""
@@ -248,32 +275,39 @@ class ReadIndex:
             return self._build(ns)
 
     def _catch_up(self, ns: str, space: _Space) -> bool:
-        """Apply what other processes wrote to ``ns`` since the version held: the memories
-        they stamped with a later version (``memories_stamp``) and the deletions recorded
-        (``namespace_gone``), read with the version in one read transaction. False when
-        that cannot be told (the namespace was deleted and made again, or more was deleted
-        than it remembers): then it is read whole."""
+        """Apply what other processes wrote to ``ns`` since the version held: the change
+        log's entries of the versions since (``namespace_bump``: the memories each
+        changed and deleted) and those memories as they are now, read with the version in
+        one read transaction. False when that cannot be told (the namespace was deleted and
+        made again, or it is further behind than the log keeps): then it is read whole."""
         since = space.stamp[1] or 0
 
-        def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]], list[dict[str, Any]]]:
+        def read(tx: Any) -> tuple[Stamp, list[str] | None, list[dict[str, Any]]]:
             stamp = _stamp(tx.run("namespace_version", ns=ns))
-            return (
-                stamp,
-                tx.run("namespace_gone_read", ns=ns),
-                tx.run("index_changes", ns=ns, since=since),
-            )
+            if stamp[0] != space.stamp[0] or not 0 < (stamp[1] or 0) - since <= CHANGES_KEPT:
+                return stamp, None, []
+            keys = [change_key(stamp[0], v) for v in range(since + 1, stamp[1] + 1)]  # type: ignore[arg-type, operator]
+            entries = tx.run("index_change_read", ns=ns, keys=keys)
+            if len(entries) != len(keys):  # dropped from the log meanwhile
+                return stamp, None, []
+            alive: dict[str, bool] = {}  # the latest of each memory: changed or deleted
+            for entry in entries:  # in version order; within one, a deletion came first
+                alive |= dict.fromkeys(entry["gone"] or [], False)
+                alive |= dict.fromkeys(entry["ids"] or [], True)
+            written = [mid for mid, live in alive.items() if live]
+            rows = tx.run("index_records", ns=ns, ids=written, vecs=True) if written else []
+            found = {r["id"] for r in rows}  # a later deletion (read committed) is a deletion
+            return stamp, [mid for mid in alive if mid not in found], rows
 
-        stamp, gone, rows = self.backend.read_tx(read)
-        if stamp[0] != space.stamp[0] or not gone or since < gone[0]["floor"]:
+        stamp, dropped, rows = self.backend.read_tx(read)
+        if dropped is None:
             return False
-        ids, versions = gone[0]["ids"] or [], gone[0]["versions"] or []
-        dropped = [mid for mid, v in zip(ids, versions, strict=True) if v > since]
         with space.lock:
             if not _at_least(space.stamp, stamp):  # (this process's own commit may be ahead)
                 for mid in dropped:
                     space.drop(mid)
                 for r in rows:
-                    space.put(r["id"], r["label"], r["vecs"], r["terms"])
+                    space.put(r["id"], r["label"], r["vecs"], r["terms"], r["row"])
                 space.stamp = stamp
         with self._lock:
             self.catch_ups += 1
@@ -291,7 +325,7 @@ class ReadIndex:
         stamp, rows = self.backend.read_tx(read)
         space = _Space(stamp, self.dim)
         for r in rows:
-            space.put(r["id"], r["label"], r["vecs"], r["terms"])
+            space.put(r["id"], r["label"], r["vecs"], r["terms"], r["row"])
         with self._lock:
             self._spaces[ns] = space
             self._spaces.move_to_end(ns)
@@ -301,19 +335,17 @@ class ReadIndex:
         return space
 
     # -- write-through ------------------------------------------------------------------
-    def committed(
-        self,
-        versions: dict[str, tuple[str, int] | None],
-        writes: list[tuple[str, dict[str, Any]]],
-    ) -> None:
-        """Apply this process's committed writes to the namespaces held; where another
-        process wrote in between, leave it to the next search to catch up on both."""
+    def committed(self, commit: Commit) -> None:
+        """Apply this process's committed writes to the namespaces held: the vectors and
+        deletions from the writes themselves, the terms and rows as the transaction left
+        them (``Commit.records``); where another process wrote in between, leave it to the
+        next search to catch up on both."""
         with self._lock:
-            for ns, stamp in versions.items():
+            for ns, stamp in commit.versions.items():
                 space = self._spaces.get(ns)
                 if space is None:
                     continue
-                mine = [(name, p) for name, p in writes if p.get("ns") == ns]
+                mine = [(name, p) for name, p in commit.writes if p.get("ns") == ns]
                 follows = (
                     stamp is not None
                     and space.stamp[0] in (None, stamp[0])
@@ -327,6 +359,8 @@ class ReadIndex:
                 with space.lock:
                     for name, p in mine:
                         _apply(space, name, p)
+                    for r in commit.records.get(ns, []):
+                        space.put_record(r["id"], r["label"], r["terms"], r["row"])
                     space.stamp = stamp  # type: ignore[assignment]
                 self._spaces.move_to_end(ns)
             self._evict()
@@ -367,17 +401,13 @@ def _at_least(held: Stamp, now: Stamp) -> bool:
 
 
 def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
+    """A write's vectors and deletions (its terms and rows come with the commit's records)."""
     if name in _CREATES:
         for r in params["rows"]:
-            space.put(r["id"], _CREATES[name], r.get("vecs"), r.get("terms"))
+            space.put_vectors(r["id"], _CREATES[name], r.get("vecs"))
     elif name == "memory_delete":
         space.drop(params["id"])
-    elif name == "memory_update":
-        props, mid = params["props"], params["id"]
-        label = space.label_of(mid)
-        if label is None:
-            return
-        if "terms" in props:
-            space.put_terms(mid, label, props["terms"])
-        if "vecs" in props:
-            space.put_vectors(mid, label, props["vecs"])
+    elif name == "memory_update" and "vecs" in params["props"]:
+        label = space.label_of(params["id"])
+        if label is not None:
+            space.put_vectors(params["id"], label, params["props"]["vecs"])

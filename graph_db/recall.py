@@ -154,13 +154,17 @@ class Recaller:
             self._pool.shutdown(wait=True)
 
     def _rows(self, ns: str, ids: list[str], vecs: bool | None = None) -> dict[str, dict[str, Any]]:
-        """What recall needs of memories by id, where a search or step did not bring it;
-        their packed vectors too when asked, by default when there is no read index."""
+        """What recall needs of memories by id, where a search or step did not bring it:
+        from the read index when it holds them, else read (with their packed vectors when
+        asked, by default when there is no read index)."""
+        index = self.searcher.index
+        held = index.rows(ns, ids) if index is not None and not vecs else {}
+        ids = [mid for mid in ids if mid not in held]
         if not ids:
-            return {}
-        vecs = self.searcher.index is None if vecs is None else vecs
+            return held
+        vecs = index is None if vecs is None else vecs
         rows = self.backend.read("recall_rows", ns=ns, ids=ids, vecs=vecs)
-        return {r["id"]: r["row"] for r in rows}
+        return held | {r["id"]: r["row"] for r in rows}
 
     def _vectors(
         self, ns: str, rows: dict[str, dict[str, Any]], dim: int
@@ -310,7 +314,8 @@ class Recaller:
         known: Iterable[str] = (),
     ) -> tuple[dict[str, tuple[float, list[Step]]], dict[str, dict[str, Any]]]:
         """Spread activation from the anchors: best (activation, path) per memory reached,
-        and the rows of the memories reached (as ``recall_rows`` gives them) but ``known``.
+        and the rows of the memories reached (as ``recall_rows`` gives them) but ``known``
+        (none with the read index: it holds them).
 
         ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
         beyond it can either); the walk stops under max(theta, floor) - exact pruning. The
@@ -322,9 +327,11 @@ class Recaller:
         frontier = {a.id for a in anchors if a.relevance >= stop}
         rows: dict[str, dict[str, Any]] = {}
         known = set(known)
+        in_index = self.searcher.index is not None  # it holds the rows: none are sent
         params = {
             "ns": ns,
-            "vecs": self.searcher.index is None,
+            "rows": not in_index,
+            "vecs": not in_index,
             "stop": stop,
             "now": now,
             "next_w": s.walk_next_weight,
@@ -336,7 +343,7 @@ class Recaller:
             if not frontier:
                 break
             at = [{"id": mid, "act": best[mid][0]} for mid in sorted(frontier)]
-            params["known"] = sorted(known | rows.keys())
+            params["known"] = [] if in_index else sorted(known | rows.keys())
             entity_hops = None
             if s.walk_entity_weight > 0 and depth == 0:  # entity hops from anchors only
                 entity_hops = self._pool.submit(

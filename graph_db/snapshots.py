@@ -44,7 +44,8 @@ _BATCH = 500
 #: the memory
 SCHEDULE = ("vitals_due", "expire_at", "edges_at")
 #: what a memory carries of the store's state, not its own: the schedule above, and the
-#: namespace version that last wrote it (``memories_stamp``, for read indexes to catch up)
+#: namespace version that last wrote it (stores written before the read index's change log
+#: stamped memories with it)
 STORE_STATE = (*SCHEDULE, "ver")
 
 

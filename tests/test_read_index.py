@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from graph_db import MagsError
-from tests.helpers.workers import delete_elsewhere, write_episode_elsewhere
+from tests.helpers.workers import delete_elsewhere, recall_elsewhere, write_episode_elsewhere
 
 TURNS = [
     "I adopted a grey cat called Miso last spring",
@@ -112,6 +112,57 @@ def test_a_second_process_write_is_seen_by_the_next_recall(graph, ns):
         assert _recalled(graph, ns, "blue flowerpot spare key", k=3) == _recalled(
             graph, ns, "blue flowerpot spare key", k=3
         )
+    graph.forget_namespace(ns)
+
+
+def _held_and_stored(graph, ns):
+    """Every memory's row as the read index holds it, and as the store has it now."""
+    ids = [m.id for m in graph.list(ns, limit=1000)]
+    stored = {r["id"]: r["row"] for r in graph.backend.read("recall_rows", ns=ns, ids=ids,
+              vecs=False)}  # fmt: skip
+    for row in stored.values():
+        row.pop("vecs")
+    return graph.read_index.rows(ns, ids), stored
+
+
+def test_the_rows_recall_ranks_by_are_the_stores_after_every_kind_of_write(graph, ns):
+    """Access times (recall's trace), importance (an answer's reinforcement, maintenance),
+    a fact superseded and one repeated: held as the store has them, written through by
+    this process and caught up on after another's, so recall reads no rows from the engine."""
+    graph.add_episodes(ns, [{"text": t, "session_id": "s", "speaker": "Ann"} for t in TURNS])
+    allergy = {"subject": "Ann", "predicate": "allergic_to", "object": "peanuts"}
+    graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Porto"}, allergy])
+    index = graph.read_index
+    reads: list[str] = []
+    read = graph.backend.read
+
+    def counted(name, **params):
+        reads.append(name)
+        return read(name, **params)
+
+    graph.backend.read = counted
+    try:
+        hits = graph.recall(ns, "where does Lena live", k=4)
+    finally:
+        graph.backend.read = read
+    assert "recall_rows" not in reads and "walk_edges" in reads
+    builds = index.builds
+    graph.flush()  # the trace: access times
+    graph.reinforce(ns, hits[:2], 1.0)  # importance
+    graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Lisbon"}, allergy])
+    graph.maintain(ns, full=True)  # importance recomputed
+    held, stored = _held_and_stored(graph, ns)
+    assert held == stored and len(held) == len(TURNS) + 3
+    assert sum(row["valid_to"] is not None for row in held.values()) == 1  # Porto, closed
+    assert index.builds == builds  # written through, not read again
+    child = recall_elsewhere(graph, ns, "which instrument am I learning")
+    assert child.returncode == 0, child.stderr[-2000:]
+    touched = child.stdout.split()
+    before = graph.read_index.rows(ns, touched)
+    _recalled(graph, ns, "cello")  # caught up on the other process's trace
+    held, stored = _held_and_stored(graph, ns)
+    assert held == stored and index.builds == builds
+    assert all(held[m]["last_access"] > before[m]["last_access"] for m in touched)
     graph.forget_namespace(ns)
 
 
@@ -233,9 +284,12 @@ def test_full_text_is_bm25_over_the_namespace_alone(graph, ns):
     graph.forget_namespace(other)
 
 
-def test_more_deletions_than_the_namespace_remembers_read_it_whole(graph, ns, monkeypatch):
-    """Deletions are remembered up to a bound (bolt.GONE_KEPT); an index further behind
-    cannot tell what went, so it reads the namespace whole, and holds none of them."""
+def test_an_index_further_behind_than_the_change_log_reads_the_namespace_whole(
+    graph, ns, monkeypatch
+):
+    """The change log keeps a namespace's last versions (bolt.CHANGES_KEPT); an index
+    further behind cannot tell what went, so it reads the namespace whole, and holds none
+    of what was deleted."""
     from graph_db import LiquidGraph
     from graph_db.backends import bolt
 
@@ -243,10 +297,10 @@ def test_more_deletions_than_the_namespace_remembers_read_it_whole(graph, ns, mo
     assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]
     index = graph.read_index
     builds = index.builds
-    monkeypatch.setattr(bolt, "GONE_KEPT", 1)
+    monkeypatch.setattr(bolt, "CHANGES_KEPT", 1)
     with LiquidGraph(graph.settings) as other:  # another writer, with its own index
         other.delete(ns, ids[0])
-        other.delete(ns, ids[7])  # past the bound: the first deletion is forgotten
+        other.delete(ns, ids[7])  # past the bound: the first deletion's entry is dropped
     query = "grey cat Miso sleeps on the sofa"
     recalled = _recalled(graph, ns, query, k=10)
     found = {

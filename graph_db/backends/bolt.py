@@ -12,6 +12,7 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationDisabledClassification
@@ -48,14 +49,48 @@ MESSAGE_BUDGET = 4 * 1024 * 1024
 #: committed, this process's listeners are handed them (write-through). Every process bumps,
 #: with or without an index of its own, so that the others' indexes see its writes.
 VERSIONED_WRITES = frozenset(
-    {"episodes_create", "facts_create", "memory_delete", "memory_update", "namespace_delete"}
+    {
+        "episodes_create",
+        "facts_create",
+        "memory_delete",
+        "memory_update",
+        "namespace_delete",
+        # what recall ranks by (recall_rows): access times, importance, a fact's end
+        "memory_touch",
+        "importance_bump",
+        "fact_reinforce",
+        "facts_close",
+        "memory_vitals",
+    }
 )
-#: deletions a namespace remembers for other processes' read indexes to catch up on (past it,
-#: an index that far behind reads the namespace whole)
-GONE_KEPT = 10_000
-#: (namespace -> (epoch, version), or None when the transaction deleted it; the versioned
-#: writes it ran, as (query name, parameters), in order)
-Committed = Callable[[dict[str, tuple[str, int] | None], list[tuple[str, dict[str, Any]]]], None]
+#: versioned writes' parameters that name the memories they changed (other than creates,
+#: updates and deletions): a list of ids, or rows with an id each
+_CHANGED = {
+    "memory_touch": "ids",
+    "memory_vitals": "ids",
+    "importance_bump": "rows",
+    "fact_reinforce": "rows",
+    "facts_close": "rows",
+}
+#: versions of a namespace its change log keeps for other processes' read indexes to catch up
+#: on (``namespace_bump``; an index further behind reads the namespace whole)
+CHANGES_KEPT = 1_000
+
+
+@dataclass
+class Commit:
+    """What a committed write transaction changed of the read index's holdings."""
+
+    #: namespace -> (epoch, version), or None when the transaction deleted it
+    versions: dict[str, tuple[str, int] | None]
+    #: the versioned writes it ran, as (query name, parameters), in order
+    writes: list[tuple[str, dict[str, Any]]]
+    #: namespace -> the memories it created or changed, as they were at its end
+    #: (``index_records``' rows: id, label, terms, row)
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+Committed = Callable[[Commit], None]
 
 
 class _QuietRetries(logging.Filter):
@@ -142,30 +177,33 @@ def _versioned(
     tx: ManagedTransaction,
     dialect: Dialect,
     work: Callable[[Tx], T],
-    done: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]],
+    done: list[Commit],
 ) -> T:
     """``work`` in ``tx``, then the version bump of each namespace its versioned writes
     touched, in the same transaction (a retried attempt starts over: ``done`` keeps the
     last)."""
     t = Tx(tx, dialect)
     out = work(t)
-    versions: dict[str, tuple[str, int] | None] = {}
+    commit = Commit({}, t.versioned)
     for ns in sorted({p["ns"] for _, p in t.versioned if isinstance(p.get("ns"), str)}):
-        rows = t.run("namespace_bump", ns=ns, epoch=uuid.uuid4().hex)
-        versions[ns] = (rows[0]["epoch"], rows[0]["version"]) if rows else None
-        if rows:  # what changed at this version, for other processes' indexes to catch up
-            written, gone = _touched([(n, p) for n, p in t.versioned if p.get("ns") == ns])
-            version = rows[0]["version"]
-            if written:
-                t.run("memories_stamp", ns=ns, ids=written, version=version)
-            if gone:
-                t.run("namespace_gone", ns=ns, ids=gone, version=version, keep=GONE_KEPT)
-    done.append((versions, t.versioned))
+        written, gone = _touched([(n, p) for n, p in t.versioned if p.get("ns") == ns])
+        rows = t.run("namespace_bump", ns=ns, epoch=uuid.uuid4().hex, ids=written, gone=gone,
+                     kept=CHANGES_KEPT)  # fmt: skip
+        commit.versions[ns] = (rows[0]["epoch"], rows[0]["version"]) if rows else None
+        if rows and written:  # as they are now, for this process's index
+            commit.records[ns] = t.run("index_records", ns=ns, ids=written, vecs=False)
+    done.append(commit)
     return out
 
 
+def change_key(epoch: str, version: int) -> str:
+    """The change log's key of a namespace's ``version`` (``namespace_bump``): the epoch
+    tells a namespace deleted and made again apart."""
+    return f"{epoch}#{version}"
+
+
 def _touched(writes: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[str]]:
-    """The ids a transaction's versioned writes created or updated, and those it deleted."""
+    """The ids a transaction's versioned writes created or changed, and those it deleted."""
     written: dict[str, None] = {}
     gone: dict[str, None] = {}
     for name, p in writes:
@@ -173,6 +211,9 @@ def _touched(writes: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[
             written |= dict.fromkeys(r["id"] for r in p["rows"])
         elif name == "memory_update":
             written[p["id"]] = None
+        elif name in _CHANGED:
+            key = _CHANGED[name]
+            written |= dict.fromkeys(p[key] if key == "ids" else (r["id"] for r in p[key]))
         elif name == "memory_delete":
             gone[p["id"]] = None
             written.pop(p["id"], None)
@@ -311,10 +352,10 @@ class GraphBackend:
                 with driver.session(database=self.database) as session:
                     if not write:
                         return session.execute_read(lambda tx: work(Tx(tx, self.dialect)))
-                    done: list[tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]] = []
+                    done: list[Commit] = []
                     out = session.execute_write(_versioned, self.dialect, work, done)
-                    if done and done[-1][1]:
-                        self._committed(*done[-1])
+                    if done and done[-1].writes:
+                        self._committed(done[-1])
                     return out
             except ConstraintError:
                 # another process created the same unique key (a namespace, a predicate)
@@ -325,14 +366,10 @@ class GraphBackend:
                 log.info("unique key taken by a concurrent writer: retrying")
         raise AssertionError("unreachable")
 
-    def _committed(
-        self,
-        versions: dict[str, tuple[str, int] | None],
-        writes: list[tuple[str, dict[str, Any]]],
-    ) -> None:
+    def _committed(self, commit: Commit) -> None:
         for listener in self.on_commit:
             try:
-                listener(versions, writes)
+                listener(commit)
             except Exception:  # the write is stored; a listener that failed catches up later
                 log.exception("a commit listener failed (it will catch up from the store)")
 

@@ -18,8 +18,8 @@ def main() -> None:
     settings, ns, text, mode = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
     if mode == "die":
 
-        def killed(self, versions, writes) -> None:
-            print(writes[0][1]["rows"][0]["id"], flush=True)
+        def killed(self, commit) -> None:
+            print(commit.writes[0][1]["rows"][0]["id"], flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
 
         ReadIndex.committed = killed  # type: ignore[method-assign]
@@ -27,6 +27,10 @@ def main() -> None:
         if mode == "delete":
             graph.delete(ns, text)
             print(text, flush=True)
+        elif mode == "recall":  # its trace (access times, Hebbian) is written, then it exits
+            ids = [hit.memory.id for hit in graph.recall(ns, text, k=3)]
+            graph.flush()
+            print(" ".join(ids), flush=True)
         else:
             print(graph.add_episode(ns, text, session_id="other"), flush=True)
 

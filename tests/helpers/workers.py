@@ -54,6 +54,14 @@ def write_episode_elsewhere(graph: LiquidGraph, ns: str, text: str, die: bool = 
     )  # fmt: skip
 
 
+def recall_elsewhere(graph: LiquidGraph, ns: str, query: str):
+    """Another process recalls ``query`` from ``ns`` (its trace written: access times)."""
+    return subprocess.run(
+        [sys.executable, str(EPISODE_WRITER), store_config(graph), ns, query, "recall"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
 def delete_elsewhere(graph: LiquidGraph, ns: str, memory_id: str):
     """Another process deletes memory ``memory_id`` of ``ns`` in ``graph``'s store."""
     return subprocess.run(

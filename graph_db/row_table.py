@@ -1,0 +1,97 @@
+"""What recall ranks and filters a memory by (``recall_rows.cypher``'s row: times, speaker,
+importance, the fact's subject and predicate, ...), held by the read index in columns so
+that recall reads the rows of its candidates and walked memories in process, not over Bolt.
+
+Columns, not a dict per memory, for the read index's budget (under 1 KB a memory beyond its
+vectors): the times and importance as float64 (NaN for unset), ``asks`` as a byte, the
+speaker as an interned string, and a fact's subject, predicate and source turn apart (facts
+are few). The terms are the lexicon's (``Lexicon.terms``), not held twice.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+FLOATS = ("valid_from", "valid_to", "ts", "created_at", "importance", "last_access")
+FACT_KEYS = ("subject", "predicate", "source_episode_id")
+_ASKS = {None: 2, False: 0, True: 1}
+_ASKED = (False, True, None)
+
+
+class RowTable:
+    """The rows of one namespace's memories, by id (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.slot: dict[str, int] = {}
+        self.free: list[int] = []
+        self.floats = np.full((0, len(FLOATS)), np.nan)
+        self.asks = bytearray()
+        self.labels: list[str | None] = []
+        self.speakers: list[str | None] = []
+        self.facts: dict[str, tuple[Any, ...]] = {}  # id -> FACT_KEYS' values, when any is set
+
+    def __len__(self) -> int:
+        return len(self.slot)
+
+    def __contains__(self, mid: object) -> bool:
+        return mid in self.slot
+
+    def put(self, mid: str, label: str, row: dict[str, Any]) -> None:
+        """Hold ``row`` (as ``recall_rows`` gives it) for memory ``mid`` of ``label``."""
+        at = self.slot.get(mid)
+        if at is None:
+            at = self.free.pop() if self.free else len(self.labels)
+            self.slot[mid] = at
+            if at == len(self.labels):
+                self.labels.append(None)
+                self.speakers.append(None)
+                self.asks.append(2)
+            if at >= len(self.floats):  # grow by half again
+                grown = np.full((max(64, at + at // 2), len(FLOATS)), np.nan)
+                grown[: len(self.floats)] = self.floats
+                self.floats = grown
+        self.floats[at] = [_float(row.get(k)) for k in FLOATS]
+        self.asks[at] = _ASKS.get(row.get("asks"), 1)
+        self.labels[at] = label
+        speaker = row.get("speaker")
+        self.speakers[at] = sys.intern(speaker) if isinstance(speaker, str) else speaker
+        extra = tuple(row.get(k) for k in FACT_KEYS)
+        if any(v is not None for v in extra):
+            self.facts[mid] = tuple(sys.intern(v) if isinstance(v, str) else v for v in extra)
+        else:
+            self.facts.pop(mid, None)
+
+    def drop(self, mid: str) -> None:
+        at = self.slot.pop(mid, None)
+        if at is not None:
+            self.labels[at] = self.speakers[at] = None
+            self.free.append(at)
+            self.facts.pop(mid, None)
+
+    def row(self, mid: str, terms: str | None) -> dict[str, Any] | None:
+        """``mid``'s row as ``recall_rows`` gives it (with its ``terms``), or None."""
+        at = self.slot.get(mid)
+        if at is None:
+            return None
+        out: dict[str, Any] = {
+            k: None if np.isnan(v) else float(v)
+            for k, v in zip(FLOATS, self.floats[at].tolist(), strict=True)
+        }
+        out |= dict(zip(FACT_KEYS, self.facts.get(mid, (None,) * len(FACT_KEYS)), strict=True))
+        out |= {
+            "speaker": self.speakers[at],
+            "asks": _ASKED[self.asks[at]],
+            "terms": terms,
+            "label": self.labels[at],
+        }
+        return out
+
+    def nbytes(self) -> int:
+        return self.floats.nbytes + len(self.asks)
+
+
+def _float(value: Any) -> float:
+    return np.nan if value is None else float(value)
