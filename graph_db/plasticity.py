@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from graph_db import clock
-from graph_db.backends import GraphBackend
+from graph_db.backends import GraphBackend, Tx
 from graph_db.dynamics import DecayParams
 from graph_db.errors import InvalidInputError
 from graph_db.models import Recalled
@@ -47,10 +47,15 @@ class Plasticity:
 
     def hebbian(self, ns: str, pairs: Sequence[tuple[str, str, float]], now: float) -> list[dict]:
         """Apply the Hebbian rule to each (a, b, usefulness); an absent edge is created."""
+        return self.backend.write_tx(lambda tx: self._hebbian(tx, ns, pairs, now))
+
+    def _hebbian(
+        self, tx: Tx, ns: str, pairs: Sequence[tuple[str, str, float]], now: float
+    ) -> list[dict]:
         rows = [{"a": a, "b": b, "u": u} for a, b, u in pairs if a != b and u > 0]
         if not rows:
             return []
-        return self.backend.write("hebbian_update", ns=ns, rows=rows, **self._params(now))
+        return tx.run("hebbian_update", ns=ns, rows=rows, **self._params(now))
 
     def after_recall(self, ns: str, anchors: Sequence[str], returned: Sequence[str]) -> None:
         """Queue the co-firing writes of one recall (see the module doc)."""
@@ -61,11 +66,14 @@ class Plasticity:
             return
         now = clock.now()  # when the recall happened, not when the write gets its turn
 
+        def trace(tx: Tx) -> None:  # one transaction: one version of the namespace
+            if returned:
+                tx.run("memory_touch", ns=ns, ids=list(returned), now=now)
+            self._hebbian(tx, ns, pairs, now)
+
         def work() -> None:
             try:
-                if returned:
-                    self.backend.write("memory_touch", ns=ns, ids=list(returned), now=now)
-                self.hebbian(ns, pairs, now)
+                self.backend.write_tx(trace)
             except Exception as e:  # the recall has returned: nobody to raise it to
                 self.failures += 1
                 log.warning("co-firing of a recall in %r was not stored: %s", ns, e)

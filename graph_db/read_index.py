@@ -44,8 +44,10 @@ from typing import Any
 
 import numpy as np
 
+from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
+from graph_db.dynamics import DecayParams
 from graph_db.lexicon import Lexicon
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
@@ -119,6 +121,7 @@ class _Space:
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
     rows: RowTable = field(default_factory=RowTable)
+    adjacency: Adjacency = field(default_factory=Adjacency)
     #: held while it is searched or written: searches of other namespaces go on meanwhile
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -126,17 +129,19 @@ class _Space:
         self.blocks = {label: _Block(self.dim) for label in LABELS}
         self.lexicons = {label: Lexicon() for label in LABELS}
 
-    def put(
-        self, mid: str, label: str, packed: str | None, terms: str | None, row: dict[str, Any]
-    ) -> None:
-        """Add or replace memory ``mid`` (no packed vectors: it is found by its terms only)."""
-        self.put_record(mid, label, terms, row)
-        self.put_vectors(mid, label, packed)
+    def put(self, record: dict[str, Any]) -> None:
+        """Add or replace a memory as ``index_memories`` or ``index_records`` (with its
+        vectors) read it (no packed vectors: it is found by its terms only)."""
+        self.put_record(record)
+        self.put_vectors(record["id"], record["label"], record["vecs"])
 
-    def put_record(self, mid: str, label: str, terms: str | None, row: dict[str, Any]) -> None:
-        """``mid``'s terms and row (``recall_rows``'), as a read or a commit gave them."""
-        self.put_terms(mid, label, terms)
-        self.rows.put(mid, label, row)
+    def put_record(self, record: dict[str, Any]) -> None:
+        """A memory's terms, row (``recall_rows``') and edges as a read or a commit gave
+        them (its vectors aside)."""
+        mid, label = record["id"], record["label"]
+        self.put_terms(mid, label, record["terms"])
+        self.rows.put(mid, label, record["row"])
+        self.adjacency.set_memory(mid, record["edges"], record["entities"])
 
     def put_terms(self, mid: str, label: str, terms: str | None) -> None:
         for other, lexicon in self.lexicons.items():
@@ -160,6 +165,7 @@ class _Space:
     def drop(self, mid: str) -> None:
         self._drop_vectors(mid)
         self.rows.drop(mid)
+        self.adjacency.drop(mid)
         for lexicon in self.lexicons.values():
             lexicon.drop(mid)
 
@@ -250,6 +256,42 @@ class ReadIndex:
             found = {mid: space.row(mid) for mid in ids}
         return {mid: row for mid, row in found.items() if row is not None}
 
+    def walk_step(
+        self,
+        ns: str,
+        frontier: list[tuple[str, float]],
+        stop: float,
+        now: float,
+        decay: DecayParams,
+        next_w: float,
+        derived_w: float,
+        fanout: int,
+    ) -> list[Step] | None:
+        """One step of the recall walk over the edges held of ``ns`` (``walk_edges``' in
+        process, ``Adjacency.step``), as of the last check (``find``); None when ``ns`` is
+        not held (the caller asks the engine)."""
+        space = self._spaces.get(ns)
+        if space is None:
+            return None
+        with space.lock:
+            return space.adjacency.step(frontier, stop, now, decay, next_w, derived_w, fanout)
+
+    def entity_step(
+        self,
+        ns: str,
+        frontier: list[tuple[str, float]],
+        stop: float,
+        max_degree: int,
+        entity_w: float,
+    ) -> list[Step] | None:
+        """The walk's entity step over the links held of ``ns`` (``walk_entities``' in
+        process); None when ``ns`` is not held."""
+        space = self._spaces.get(ns)
+        if space is None:
+            return None
+        with space.lock:
+            return space.adjacency.entity_step(frontier, stop, max_degree, entity_w)
+
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
         """A memory's decoded recall vectors if the index holds them (else the caller
         unpacks its row)."""
@@ -307,7 +349,7 @@ class ReadIndex:
                 for mid in dropped:
                     space.drop(mid)
                 for r in rows:
-                    space.put(r["id"], r["label"], r["vecs"], r["terms"], r["row"])
+                    space.put(r)
                 space.stamp = stamp
         with self._lock:
             self.catch_ups += 1
@@ -325,7 +367,7 @@ class ReadIndex:
         stamp, rows = self.backend.read_tx(read)
         space = _Space(stamp, self.dim)
         for r in rows:
-            space.put(r["id"], r["label"], r["vecs"], r["terms"], r["row"])
+            space.put(r)
         with self._lock:
             self._spaces[ns] = space
             self._spaces.move_to_end(ns)
@@ -360,7 +402,7 @@ class ReadIndex:
                     for name, p in mine:
                         _apply(space, name, p)
                     for r in commit.records.get(ns, []):
-                        space.put_record(r["id"], r["label"], r["terms"], r["row"])
+                        space.put_record(r)
                     space.stamp = stamp  # type: ignore[assignment]
                 self._spaces.move_to_end(ns)
             self._evict()
@@ -401,8 +443,16 @@ def _at_least(held: Stamp, now: Stamp) -> bool:
 
 
 def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
-    """A write's vectors and deletions (its terms and rows come with the commit's records)."""
-    if name in _CREATES:
+    """A write's vectors and deletions, and what a recall's trace changed (``bolt.APPLIED``);
+    the rest comes with the commit's records."""
+    if name == "memory_touch":  # as memory_touch.cypher sets it
+        for mid in params["ids"]:
+            space.rows.set(mid, "last_access", params["now"])
+    elif name == "hebbian_update":  # as hebbian_update.cypher sets the edges it returns
+        now = params["now"]
+        for r in params["returned"]:
+            space.adjacency.set_edge(r["a"], r["b"], "ASSOC", r["w"], now, now, r["permanent"])
+    elif name in _CREATES:
         for r in params["rows"]:
             space.put_vectors(r["id"], _CREATES[name], r.get("vecs"))
     elif name == "memory_delete":

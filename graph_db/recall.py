@@ -342,32 +342,53 @@ class Recaller:
         for depth in range(s.walk_depth):
             if not frontier:
                 break
-            at = [{"id": mid, "act": best[mid][0]} for mid in sorted(frontier)]
+            at = [(mid, best[mid][0]) for mid in sorted(frontier)]
             params["known"] = [] if in_index else sorted(known | rows.keys())
-            entity_hops = None
-            if s.walk_entity_weight > 0 and depth == 0:  # entity hops from anchors only
-                entity_hops = self._pool.submit(
-                    self.backend.read,
-                    "walk_entities",
-                    frontier=at,
-                    max_degree=s.walk_entity_max_degree,
-                    entity_w=s.walk_entity_weight,
-                    **params,
-                )
-            found = self.backend.read("walk_edges", frontier=at, **params)
-            found += [{**r, "edge": "ENTITY"} for r in entity_hops.result()] if entity_hops else []
             frontier = set()
-            for r in found:
-                if r["row"] is not None:
-                    rows[r["id"]] = r["row"]
-                src, dst, w = r["source"], r["id"], r["w"]
+            for src, dst, edge, w, row in self._steps(ns, at, depth == 0, params):
+                if row is not None:
+                    rows[dst] = row
                 act = best[src][0] * w
                 if act < stop or act <= best.get(dst, (0.0, []))[0]:
                     continue
-                step = Step(source=src, target=dst, edge=r["edge"], weight=w)
+                step = Step(source=src, target=dst, edge=edge, weight=w)
                 best[dst] = (act, [*best[src][1], step])
                 frontier.add(dst)
         return best, rows
+
+    def _steps(
+        self, ns: str, at: list[tuple[str, float]], entities: bool, params: dict[str, Any]
+    ) -> list[tuple[str, str, str, float, dict[str, Any] | None]]:
+        """One walk step from ``at`` (id, activation): (source, reached, edge, weight, row
+        or None) over the liquid and structural edges, then (``entities``) over shared
+        entities; from the read index when it holds ``ns``, else from the engine."""
+        s, index = self.settings, self.searcher.index
+        hops = entities and s.walk_entity_weight > 0
+        if index is not None:
+            decay = DecayParams(params["decay"], params["hold"])
+            steps = index.walk_step(ns, at, params["stop"], params["now"], decay,
+                                    s.walk_next_weight, s.walk_derived_weight,
+                                    s.walk_max_fanout)  # fmt: skip
+            if steps is not None:
+                if hops:
+                    steps += [(src, dst, "ENTITY", w) for src, dst, _, w in index.entity_step(
+                        ns, at, params["stop"], s.walk_entity_max_degree, s.walk_entity_weight
+                    ) or []]  # fmt: skip
+                return [(*step, None) for step in steps]
+        frontier = [{"id": mid, "act": act} for mid, act in at]
+        entity_hops = None
+        if hops:  # side by side with the edge step
+            entity_hops = self._pool.submit(
+                self.backend.read,
+                "walk_entities",
+                frontier=frontier,
+                max_degree=s.walk_entity_max_degree,
+                entity_w=s.walk_entity_weight,
+                **params,
+            )
+        found = self.backend.read("walk_edges", frontier=frontier, **params)
+        found += [{**r, "edge": "ENTITY"} for r in entity_hops.result()] if entity_hops else []
+        return [(r["source"], r["id"], r["edge"], r["w"], r["row"]) for r in found]
 
     # -- the whole recall ----------------------------------------------------------------
     def recall(

@@ -64,6 +64,12 @@ class RowTable:
         else:
             self.facts.pop(mid, None)
 
+    def set(self, mid: str, key: str, value: float | None) -> None:
+        """One of the times or the importance (``FLOATS``) of ``mid``, if held."""
+        at = self.slot.get(mid)
+        if at is not None:
+            self.floats[at, FLOATS.index(key)] = _float(value)
+
     def drop(self, mid: str) -> None:
         at = self.slot.pop(mid, None)
         if at is not None:

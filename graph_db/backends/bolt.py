@@ -61,17 +61,42 @@ VERSIONED_WRITES = frozenset(
         "fact_reinforce",
         "facts_close",
         "memory_vitals",
+        # the edges the walk steps over (walk_edges, walk_entities)
+        "link_assoc",
+        "link_next",
+        "unlink_next",
+        "next_bridge",
+        "link_derived_from",
+        "link_mentions",
+        "link_about",
+        "hebbian_update",
+        "triadic_close",
+        "edges_prune",
     }
 )
 #: versioned writes' parameters that name the memories they changed (other than creates,
-#: updates and deletions): a list of ids, or rows with an id each
-_CHANGED = {
-    "memory_touch": "ids",
-    "memory_vitals": "ids",
-    "importance_bump": "rows",
-    "fact_reinforce": "rows",
-    "facts_close": "rows",
+#: updates and deletions): a list of ids, or rows and the keys of their ids
+_CHANGED: dict[str, tuple[str, ...]] = {
+    "memory_touch": ("ids",),
+    "memory_vitals": ("ids",),
+    "edges_prune": ("ids",),
+    "importance_bump": ("rows", "id"),
+    "fact_reinforce": ("rows", "id"),
+    "facts_close": ("rows", "id"),
+    "link_assoc": ("rows", "a", "b"),
+    "link_next": ("rows", "a", "b"),
+    "unlink_next": ("rows", "a", "b"),
+    "link_derived_from": ("rows", "a", "b"),
+    "hebbian_update": ("rows", "a", "b"),
+    "link_mentions": ("rows", "a"),  # b: the entity
+    "link_about": ("rows", "a"),
 }
+#: versioned writes whose results name the memories they changed (column ``touched``)
+_CHANGED_AS_RESULT = frozenset({"triadic_close", "next_bridge"})
+#: versioned writes whose effect a read index applies itself, from their parameters and
+#: results (``Commit.writes``), so the memories they changed are not read back: a recall's
+#: trace (access times, Hebbian co-firing), written after every recall
+APPLIED = frozenset({"memory_touch", "hebbian_update"})
 #: versions of a namespace its change log keeps for other processes' read indexes to catch up
 #: on (``namespace_bump``; an index further behind reads the namespace whole)
 CHANGES_KEPT = 1_000
@@ -131,15 +156,20 @@ class Tx:
     def run(self, name: str, **params: Any) -> Rows:
         """Run query ``name``; a ``rows`` batch larger than a Bolt message may carry is
         sent in parts, in this same transaction (every ``rows`` query UNWINDs its rows)."""
-        if name in VERSIONED_WRITES:
-            self.versioned.append((name, params))
         rows = params.get("rows")
         if isinstance(rows, list) and len(rows) > 1 and _size(rows) > MESSAGE_BUDGET:
             out: Rows = []
             for part in _parts(rows):
                 out += self._run(name, {**params, "rows": part})
-            return out
-        return self._run(name, params)
+        else:
+            out = self._run(name, params)
+        if name in VERSIONED_WRITES:
+            if name in _CHANGED_AS_RESULT:
+                params = {**params, "touched": [mid for r in out for mid in r["touched"] or []]}
+            if name in APPLIED:
+                params = {**params, "returned": out}
+            self.versioned.append((name, params))
+        return out
 
     def _run(self, name: str, params: dict[str, Any]) -> Rows:
         # records are tuples: zipped with the keys, not .data() (queries return plain
@@ -186,12 +216,16 @@ def _versioned(
     out = work(t)
     commit = Commit({}, t.versioned)
     for ns in sorted({p["ns"] for _, p in t.versioned if isinstance(p.get("ns"), str)}):
-        written, gone = _touched([(n, p) for n, p in t.versioned if p.get("ns") == ns])
+        mine = [(n, p) for n, p in t.versioned if p.get("ns") == ns]
+        # made anew (a snapshot restored): a new epoch, every index reads it whole
+        anew = any(n == "namespace_delete" for n, _ in mine)
+        written, gone = ([], []) if anew else _touched(mine)
         rows = t.run("namespace_bump", ns=ns, epoch=uuid.uuid4().hex, ids=written, gone=gone,
                      kept=CHANGES_KEPT)  # fmt: skip
         commit.versions[ns] = (rows[0]["epoch"], rows[0]["version"]) if rows else None
-        if rows and written:  # as they are now, for this process's index
-            commit.records[ns] = t.run("index_records", ns=ns, ids=written, vecs=False)
+        read_back = [] if anew else _touched([(n, p) for n, p in mine if n not in APPLIED])[0]
+        if rows and read_back:  # as they are now, for this process's index
+            commit.records[ns] = t.run("index_records", ns=ns, ids=read_back, vecs=False)
     done.append(commit)
     return out
 
@@ -211,9 +245,14 @@ def _touched(writes: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[
             written |= dict.fromkeys(r["id"] for r in p["rows"])
         elif name == "memory_update":
             written[p["id"]] = None
+        elif name in _CHANGED_AS_RESULT:
+            written |= dict.fromkeys(p["touched"])
         elif name in _CHANGED:
-            key = _CHANGED[name]
-            written |= dict.fromkeys(p[key] if key == "ids" else (r["id"] for r in p[key]))
+            source, *keys = _CHANGED[name]
+            if not keys:
+                written |= dict.fromkeys(p[source])
+            for key in keys:
+                written |= dict.fromkeys(r[key] for r in p[source])
         elif name == "memory_delete":
             gone[p["id"]] = None
             written.pop(p["id"], None)

@@ -7,7 +7,8 @@
 // waits for a full pass); a centre offers its $max_near strongest neighbours (a hub's pairs
 // grow as the square of its degree). At most $limit births per call; one edge per pair,
 // stored from the smaller id; both ends are due for a maintenance visit, and the source's
-// expire_at stays a lower bound (see hebbian_update).
+// expire_at stays a lower bound (see hebbian_update). touched: the ends of the edges born (for
+// the read index, graph_db/backends/bolt.py).
 UNWIND $ids AS id
 OPTIONAL MATCH (e:Episode {id: id})
 WHERE e.ns = $ns
@@ -33,10 +34,10 @@ CREATE (a)-[e:ASSOC]->(c)
 SET e.w = w, e.w_at = $now, e.fired_at = $now, e.fired_count = 0, e.permanent = false,
     e.created_at = $now, e.born = 'triadic',
     a.vitals_due = $now, c.vitals_due = $now, a.edges_at = $now, c.edges_at = $now
-WITH a, e,
+WITH a, c, e,
      CASE WHEN $decay <= 0 OR $w_min <= 0 THEN null
           WHEN e.w < $w_min THEN $now
           ELSE $now + $hold + log(e.w / $w_min) / $decay END AS dies
 SET a.expire_at = CASE WHEN dies IS NOT NULL AND coalesce(a.expire_at, dies) >= dies THEN dies
                        ELSE a.expire_at END
-RETURN count(e) AS births
+RETURN count(e) AS births, collect(a.id) + collect(c.id) AS touched
