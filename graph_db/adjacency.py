@@ -5,9 +5,11 @@ arithmetic, not a Bolt round trip (``walk_edges`` and ``walk_entities`` are the 
 twins; the tests hold the two to the same steps).
 
 Each edge is held once, in columns (ends, kind, w, w_at, fired_at, permanent), and each
-memory lists its edges' numbers; edges are undirected here, as the walk takes them. A
-memory's edges are replaced whole by what the store says of it (``set_memory``: the read
-index's records), so an edge changed by a write is current once either end was read back.
+node (a memory, or an entity) lists its edges' numbers; edges are undirected here, as the
+walk takes them, and a link to an entity is an edge of kind ENTITY (an entity's degree is
+its number of edges). A memory's edges are replaced whole by what the store says of it
+(``set_memory``: the read index's records), so an edge changed by a write is current once
+either end was read back.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ import numpy as np
 
 from graph_db.dynamics import DecayParams
 
-KINDS = ("ASSOC", "NEXT", "DERIVED_FROM")
+KINDS = ("ASSOC", "NEXT", "DERIVED_FROM", "ENTITY")
 _KIND = {name: i for i, name in enumerate(KINDS)}
+ENTITY = _KIND["ENTITY"]
 #: one step: (source id, reached id, edge kind or entity id, weight)
 Step = tuple[str, str, str, float]
 
@@ -55,11 +58,8 @@ class Adjacency:
     """One namespace's walkable edges and entity links (see the module doc)."""
 
     def __init__(self) -> None:
-        self.nodes = _Slots()  # memories, and the far ends of their edges
-        self.entities = _Slots()
+        self.nodes = _Slots()  # memories and entities (ids are unique over both)
         self.incident: list[array | None] = []  # per node: its edges' numbers
-        self.linked: list[array | None] = []  # per node: its entities' numbers
-        self.members: list[set[int]] = []  # per entity: the nodes linked to it
         # per edge, in columns (numpy, grown by half again); a deleted edge's number is reused
         self.a = np.zeros(0, np.int32)
         self.b = np.zeros(0, np.int32)
@@ -80,13 +80,14 @@ class Adjacency:
         me = self._node(mid)
         held = {self._key(e, me): e for e in self.incident[me] or ()}
         kept: set[int] = set()
-        for kind, other, w, w_at, fired_at, permanent in edges or ():
+        links = [["ENTITY", en, None, None, None, False] for en in entities or ()]
+        for kind, other, w, w_at, fired_at, permanent in [*(edges or ()), *links]:
             if kind not in _KIND or other is None or other == mid:
                 continue
             you = self._node(other)
             e = held.get((you, _KIND[kind]))
             if e is None:
-                e = self._new_edge(me, you, _KIND[kind])
+                e = held[you, _KIND[kind]] = self._new_edge(me, you, _KIND[kind])
             self.w[e] = _num(w, 0.0)
             self.w_at[e] = _num(w_at)
             self.fired_at[e] = _num(fired_at)
@@ -94,14 +95,6 @@ class Adjacency:
             kept.add(e)
         for e in set(held.values()) - kept:
             self._drop_edge(e)
-        for ent in self.linked[me] or ():
-            self.members[ent].discard(me)
-        links = [self.entities.get(en) for en in dict.fromkeys(entities or ())]
-        for ent in links:
-            while ent >= len(self.members):
-                self.members.append(set())
-            self.members[ent].add(me)
-        self.linked[me] = array("I", links) if links else None
 
     def set_edge(
         self,
@@ -129,9 +122,7 @@ class Adjacency:
             return
         for e in list(self.incident[me] or ()):
             self._drop_edge(e)
-        for ent in self.linked[me] or ():
-            self.members[ent].discard(me)
-        self.incident[me] = self.linked[me] = None
+        self.incident[me] = None
         self.nodes.release(mid)
 
     # -- the walk ------------------------------------------------------------------------
@@ -156,6 +147,7 @@ class Adjacency:
             if not held:
                 continue
             es = np.frombuffer(held, np.uint32).astype(np.intp)
+            es = es[self.kind[es] != ENTITY]
             kind = self.kind[es]
             w = self._weights(es, kind, now, decay, next_w, derived_w)
             if len(es) > fanout:
@@ -176,20 +168,27 @@ class Adjacency:
         out: list[Step] = []
         for mid, act in frontier:
             me = self.nodes.of.get(mid)
-            links = None if me is None else self.linked[me]
-            for ent in links or ():
-                members = self.members[ent]
-                degree = len(members)
-                if degree > max_degree:
+            for e in (None if me is None else self.incident[me]) or ():
+                if self.kind[e] != ENTITY:
                     continue
-                w = entity_w / math.sqrt(max(degree, 1))
+                ent = self._key(e, me)[0]
+                links = self.incident[ent] or ()
+                if len(links) > max_degree:
+                    continue
+                w = entity_w / math.sqrt(max(len(links), 1))
                 if act * w < stop:
                     continue
-                entity = self.entities.ids[ent]
-                for you in members:
+                entity = self.nodes.ids[ent]
+                for link in links:
+                    you = self._key(link, ent)[0]
                     if you != me:
                         out.append((mid, self.nodes.ids[you], entity, w))  # type: ignore[arg-type]
         return out
+
+    def trim(self) -> None:
+        """Let the columns' room to grow go (after a build: a read namespace grows slowly)."""
+        for name in ("a", "b", "kind", "w", "w_at", "fired_at", "permanent"):
+            setattr(self, name, getattr(self, name)[: self.count].copy())
 
     def nbytes(self) -> int:
         columns = (self.a, self.b, self.kind, self.w, self.w_at, self.fired_at, self.permanent)
@@ -221,7 +220,6 @@ class Adjacency:
         at = self.nodes.get(mid)
         while at >= len(self.incident):
             self.incident.append(None)
-            self.linked.append(None)
         return at
 
     def _key(self, e: int, me: int) -> tuple[int, int]:

@@ -115,9 +115,11 @@ class _Space:
 
     stamp: Stamp
     dim: int
-    at: dict[str, tuple[str, int]] = field(default_factory=dict)  # id -> (label, row)
-    #: id -> its recall vectors as stored (vecpack.unpack_rows: one float16 array, n, c)
-    vectors: dict[str, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    #: id -> (label, row in the label's block, sentence views, in-context views)
+    at: dict[str, tuple[str, int, int, int]] = field(default_factory=dict)
+    #: id -> its recall vectors as stored, float16 (vecpack.unpack_rows' array as bytes:
+    #: a bytes object costs a third of an array's header, for every memory)
+    vectors: dict[str, bytes] = field(default_factory=dict)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
     rows: RowTable = field(default_factory=RowTable)
@@ -153,14 +155,14 @@ class _Space:
         if not packed:
             self._drop_vectors(mid)
             return
-        rows = unpack_rows(packed, self.dim, np.float16)
+        rows, n, c = unpack_rows(packed, self.dim, np.float16)
         held = self.at.get(mid)
         if held is not None and held[0] != label:
             self._drop_vectors(mid)
             held = None
-        row = self.blocks[label].put(held[1] if held else None, mid, rows[0][0])
-        self.at[mid] = (label, row)
-        self.vectors[mid] = rows
+        row = self.blocks[label].put(held[1] if held else None, mid, rows[0])
+        self.at[mid] = (label, row, n, c)
+        self.vectors[mid] = rows.tobytes()
 
     def drop(self, mid: str) -> None:
         self._drop_vectors(mid)
@@ -191,7 +193,7 @@ class _Space:
     def vector_bytes(self) -> int:
         """What the vectors take (the own-vector matrices and each memory's views)."""
         own = sum(b.own.nbytes for b in self.blocks.values())
-        return own + sum(rows.nbytes for rows, _, _ in self.vectors.values())
+        return own + sum(len(rows) for rows in self.vectors.values())
 
 
 class ReadIndex:
@@ -296,11 +298,14 @@ class ReadIndex:
         """A memory's decoded recall vectors if the index holds them (else the caller
         unpacks its row)."""
         space = self._spaces.get(ns)
-        held = None if space is None else space.vectors.get(mid)
-        if held is None:
+        if space is None:
             return None
-        rows, n, c = held
-        return as_dict(rows.astype(np.float32), n, c)
+        with space.lock:
+            held, at = space.vectors.get(mid), space.at.get(mid)
+        if held is None or at is None:
+            return None
+        rows = np.frombuffer(held, np.float16).reshape(-1, self.dim).astype(np.float32)
+        return as_dict(rows, at[2], at[3])
 
     def _space(self, run: Any, ns: str) -> _Space:
         stamp = _stamp(run("namespace_version", ns=ns))
@@ -368,6 +373,8 @@ class ReadIndex:
         space = _Space(stamp, self.dim)
         for r in rows:
             space.put(r)
+        space.rows.trim()
+        space.adjacency.trim()
         with self._lock:
             self._spaces[ns] = space
             self._spaces.move_to_end(ns)

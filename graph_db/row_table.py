@@ -95,6 +95,10 @@ class RowTable:
         }
         return out
 
+    def trim(self) -> None:
+        """Let the columns' room to grow go (after a build)."""
+        self.floats = self.floats[: len(self.labels)].copy()
+
     def nbytes(self) -> int:
         return self.floats.nbytes + len(self.asks)
 

@@ -104,14 +104,12 @@ def test_a_failed_co_firing_write_is_counted_not_raised_into_the_next_call(graph
     failures = plasticity.failures
     real = plasticity.backend
 
-    class Refusing:  # the background writer's view of the engine, refusing the touch
+    class Refusing:  # the background writer's view of the engine, refusing the trace
         def __getattr__(self, name):
             return getattr(real, name)
 
-        def write(self, name, **params):
-            if name == "memory_touch":
-                raise RuntimeError("the engine refused the touch")
-            return real.write(name, **params)
+        def write_tx(self, work):
+            raise RuntimeError("the engine refused the recall's trace")
 
     monkeypatch.setattr(plasticity, "backend", Refusing())
     assert graph.recall(ns, "apples", k=3)
