@@ -28,10 +28,12 @@ them (``MAGS_READ_INDEX_MAX_MEMORIES``), the oldest are let go and read again wh
 searched, so a server of many tenants holds what it uses.
 
 Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
-as stored, float16, decoded once, its stored terms, and what recall ranks it by
-(``graph_db.row_table``). Searched: the own vectors, exactly (cosine of unit vectors), and
-the terms by BM25. Not held yet: the edge adjacency (the walk still asks the engine), and
-nothing is persisted (see the README's "Read index").
+as stored, float16, decoded once, its stored terms, what recall ranks it by
+(``graph_db.row_table``) and the edges the walk steps over (``graph_db.adjacency``).
+Searched: the own vectors, exactly (cosine of unit vectors), and the terms by BM25; walked:
+the edges, as ``walk_edges`` and ``walk_entities`` would. So a recall asks the engine only
+for the version and the memories it returns. Not done yet: an approximate (HNSW) vector
+search for large namespaces, and persistence (see the README's "The read index").
 """
 
 from __future__ import annotations

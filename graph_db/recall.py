@@ -319,7 +319,7 @@ class Recaller:
 
         ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
         beyond it can either); the walk stops under max(theta, floor) - exact pruning. The
-        store weighs the edges and drops the steps under it (few rows come back).
+        store (or the read index) weighs the edges and drops the steps under it.
         """
         s = self.settings
         stop = max(s.walk_threshold, floor)

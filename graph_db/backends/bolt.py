@@ -44,45 +44,18 @@ UNIQUE_RETRIES = 2  # see GraphBackend._execute
 # ArcadeDB's Bolt refuses messages over 16 MiB (a batch of long turns failed after minutes
 # with "Expected structure, got: Long"): a query's rows are sent in parts below this
 MESSAGE_BUDGET = 4 * 1024 * 1024
-#: Named writes that change what the read index holds of a namespace (graph_db/read_index.py):
-#: a write transaction that runs one bumps the namespace's version inside it, and once it
-#: committed, this process's listeners are handed them (write-through). Every process bumps,
-#: with or without an index of its own, so that the others' indexes see its writes.
-VERSIONED_WRITES = frozenset(
-    {
-        "episodes_create",
-        "facts_create",
-        "memory_delete",
-        "memory_update",
-        "namespace_delete",
-        # what recall ranks by (recall_rows): access times, importance, a fact's end
-        "memory_touch",
-        "importance_bump",
-        "fact_reinforce",
-        "facts_close",
-        "memory_vitals",
-        # the edges the walk steps over (walk_edges, walk_entities)
-        "link_assoc",
-        "link_next",
-        "unlink_next",
-        "next_bridge",
-        "link_derived_from",
-        "link_mentions",
-        "link_about",
-        "hebbian_update",
-        "triadic_close",
-        "edges_prune",
-    }
-)
-#: versioned writes' parameters that name the memories they changed (other than creates,
-#: updates and deletions): a list of ids, or rows and the keys of their ids
+#: versioned writes (VERSIONED_WRITES) that name in their parameters the memories they
+#: changed, other than creates, updates and deletions: a list of ids, or rows and the keys
+#: of their ids
 _CHANGED: dict[str, tuple[str, ...]] = {
+    # what recall ranks by (recall_rows): access times, importance, a fact's end
     "memory_touch": ("ids",),
     "memory_vitals": ("ids",),
-    "edges_prune": ("ids",),
     "importance_bump": ("rows", "id"),
     "fact_reinforce": ("rows", "id"),
     "facts_close": ("rows", "id"),
+    # the edges the walk steps over (walk_edges, walk_entities)
+    "edges_prune": ("ids",),
     "link_assoc": ("rows", "a", "b"),
     "link_next": ("rows", "a", "b"),
     "unlink_next": ("rows", "a", "b"),
@@ -93,6 +66,14 @@ _CHANGED: dict[str, tuple[str, ...]] = {
 }
 #: versioned writes whose results name the memories they changed (column ``touched``)
 _CHANGED_AS_RESULT = frozenset({"triadic_close", "next_bridge"})
+#: Named writes that change what the read index holds of a namespace (graph_db/read_index.py):
+#: a write transaction that runs one bumps the namespace's version inside it, and once it
+#: committed, this process's listeners are handed them (write-through). Every process bumps,
+#: with or without an index of its own, so that the others' indexes see its writes.
+VERSIONED_WRITES = frozenset(
+    {"episodes_create", "facts_create", "memory_delete", "memory_update", "namespace_delete",
+     *_CHANGED, *_CHANGED_AS_RESULT}
+)  # fmt: skip
 #: versioned writes whose effect a read index applies itself, from their parameters and
 #: results (``Commit.writes``), so the memories they changed are not read back: a recall's
 #: trace (access times, Hebbian co-firing), written after every recall
