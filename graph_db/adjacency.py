@@ -107,13 +107,17 @@ class Adjacency:
         permanent: bool,
     ) -> None:
         """The edge of ``kind`` between ``a`` and ``b`` as a write left it (made if new)."""
-        me, you = self._node(a), self._node(b)
-        e = next((e for e in self.incident[me] or () if self._key(e, me) == (you, _KIND[kind])),
-                 None)  # fmt: skip
+        e = self._find(a, b, kind)
         if e is None:
-            e = self._new_edge(me, you, _KIND[kind])
+            e = self._new_edge(self._node(a), self._node(b), _KIND[kind])
         self.w[e], self.w_at[e], self.fired_at[e] = w, _num(w_at), _num(fired_at)
         self.permanent[e] = bool(permanent)
+
+    def drop_edge(self, a: str, b: str, kind: str) -> None:
+        """The edge of ``kind`` between ``a`` and ``b`` deleted (if held)."""
+        e = self._find(a, b, kind)
+        if e is not None:
+            self._drop_edge(e)
 
     def drop(self, mid: str) -> None:
         """``mid`` deleted: its edges and entity links go with it."""
@@ -221,6 +225,14 @@ class Adjacency:
         while at >= len(self.incident):
             self.incident.append(None)
         return at
+
+    def _find(self, a: str, b: str, kind: str) -> int | None:
+        """The number of the edge of ``kind`` between ``a`` and ``b``, if held."""
+        me, you = self.nodes.of.get(a), self.nodes.of.get(b)
+        if me is None or you is None:
+            return None
+        want = (you, _KIND[kind])
+        return next((e for e in self.incident[me] or () if self._key(e, me) == want), None)
 
     def _key(self, e: int, me: int) -> tuple[int, int]:
         other = int(self.b[e]) if self.a[e] == me else int(self.a[e])

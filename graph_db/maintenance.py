@@ -420,7 +420,7 @@ class Maintainer:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
-                totals.update({key: int(value or 0) for key, value in row.items()})
+                totals.update({k: int(v or 0) for k, v in row.items() if not isinstance(v, list)})
             done += len(page)
         return totals, done
 

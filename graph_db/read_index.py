@@ -461,6 +461,14 @@ def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
         now = params["now"]
         for r in params["returned"]:
             space.adjacency.set_edge(r["a"], r["b"], "ASSOC", r["w"], now, now, r["permanent"])
+    elif name == "memory_vitals":
+        for r in params["returned"]:
+            for mid, importance in r["importance"]:
+                space.rows.set(mid, "importance", importance)
+    elif name == "edges_prune":
+        for r in params["returned"]:
+            for a, b in (pair for pairs in r["dead_pairs"] for pair in pairs):
+                space.adjacency.drop_edge(a, b, "ASSOC")
     elif name in _CREATES:
         for r in params["rows"]:
             space.put_vectors(r["id"], _CREATES[name], r.get("vecs"))

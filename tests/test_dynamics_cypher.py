@@ -73,7 +73,7 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
     prune = {"ns": ns, "ids": [a], "decay": 0.01, "hold": 0.0, "w_min": 0.1}
     dies = 20.0 + math.log(w2 / 0.1) / 0.01
     (row,) = graph.backend.write("edges_prune", now=30.0, **prune)
-    assert row == {"checked": 1, "pruned": 0}
+    assert row == {"checked": 1, "pruned": 0, "dead_pairs": [[]]}
     assert _stored(graph, ns, a)["expire_at"] == pytest.approx(dies)
     (row,) = graph.backend.write("edges_prune", now=dies - 1.0, **prune)
     assert row["pruned"] == 0  # (deleted just after: test_prune_deletes_weak_edges...)

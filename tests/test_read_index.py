@@ -212,7 +212,8 @@ def test_the_walk_steps_over_the_stores_edges_after_every_kind_of_write(graph, n
     graph.delete(ns, ids[4])
     assert _steps_held_and_stored(graph, ns, clock.now())[0]  # held, and not empty
     later = clock.now() + 30 * 86_400
-    graph.maintain(ns, now=later, full=True)
+    report = graph.maintain(ns, now=later, full=True)
+    assert report.pruned_edges > 0 and report.visited > 0  # pruned, importance recomputed
     held, stored = _steps_held_and_stored(graph, ns, later)
     assert held == stored
     assert {"ASSOC", "NEXT", "DERIVED_FROM"} <= {edge for _, _, edge, _ in held}

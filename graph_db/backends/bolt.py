@@ -76,8 +76,9 @@ VERSIONED_WRITES = frozenset(
 )  # fmt: skip
 #: versioned writes whose effect a read index applies itself, from their parameters and
 #: results (``Commit.writes``), so the memories they changed are not read back: a recall's
-#: trace (access times, Hebbian co-firing), written after every recall
-APPLIED = frozenset({"memory_touch", "hebbian_update"})
+#: trace (access times, Hebbian co-firing), written after every recall, and maintenance's
+#: importance and pruning, which visit thousands of memories
+APPLIED = frozenset({"memory_touch", "hebbian_update", "memory_vitals", "edges_prune"})
 #: versions of a namespace its change log keeps for other processes' read indexes to catch up
 #: on (``namespace_bump``; an index further behind reads the namespace whole)
 CHANGES_KEPT = 1_000

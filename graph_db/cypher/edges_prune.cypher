@@ -4,6 +4,7 @@
 // each memory's expire_at is set to the time the first of its edges left will fall under
 // $w_min (null: none will), so the next pass finds it by a range index instead of scanning
 // every edge, and both ends of a deleted edge are due for vitals (their degree changed).
+// dead_pairs: the ends of the edges deleted, per memory (for the read index).
 UNWIND $ids AS id
 OPTIONAL MATCH (e:Episode {id: id})
 WHERE e.ns = $ns
@@ -26,4 +27,5 @@ SET m.expire_at = expire_at,
     m.vitals_due = CASE WHEN size(dead) > 0 THEN $now ELSE m.vitals_due END
 FOREACH (o IN ends | SET o.vitals_due = $now)
 FOREACH (d IN dead | DELETE d)
-RETURN sum(checked) AS checked, sum(size(dead)) AS pruned
+WITH checked, dead, [o IN ends | [m.id, o.id]] AS pairs
+RETURN sum(checked) AS checked, sum(size(dead)) AS pruned, collect(pairs) AS dead_pairs

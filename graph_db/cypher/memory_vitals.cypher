@@ -7,6 +7,7 @@
 // (importance + 0.2 * (1 - importance), protected); memories without any liquid edge are
 // isolated: importance x $isolation_decay. The next visit is due in $refresh seconds, give
 // or take half (spread, so memories visited together do not all fall due together).
+// importance: each memory's new importance (for the read index).
 UNWIND $ids AS id
 OPTIONAL MATCH (e:Episode {id: id})
 WHERE e.ns = $ns
@@ -35,4 +36,5 @@ SET n.importance = CASE
       ELSE importance END,
     n.protected = core_member,
     n.vitals_due = $now + $refresh * (0.5 + rand())
-RETURN count(n) AS done, sum(CASE WHEN core_member THEN 1 ELSE 0 END) AS consolidated
+RETURN count(n) AS done, sum(CASE WHEN core_member THEN 1 ELSE 0 END) AS consolidated,
+       collect([n.id, n.importance]) AS importance
