@@ -41,6 +41,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +50,6 @@ import numpy as np
 from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
-from graph_db.dynamics import DecayParams
 from graph_db.lexicon import Lexicon
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
@@ -260,41 +260,15 @@ class ReadIndex:
             found = {mid: space.row(mid) for mid in ids}
         return {mid: row for mid, row in found.items() if row is not None}
 
-    def walk_step(
-        self,
-        ns: str,
-        frontier: list[tuple[str, float]],
-        stop: float,
-        now: float,
-        decay: DecayParams,
-        next_w: float,
-        derived_w: float,
-        fanout: int,
-    ) -> list[Step] | None:
-        """One step of the recall walk over the edges held of ``ns`` (``walk_edges``' in
-        process, ``Adjacency.step``), as of the last check (``find``); None when ``ns`` is
-        not held (the caller asks the engine)."""
+    def walked(self, ns: str, step: Callable[[Adjacency], list[Step]]) -> list[Step] | None:
+        """``step`` (``Adjacency.step`` or ``entity_step``: the walk's ``walk_edges`` and
+        ``walk_entities`` in process) over the edges held of ``ns`` as of the last check
+        (``find``); None when ``ns`` is not held (the caller asks the engine)."""
         space = self._spaces.get(ns)
         if space is None:
             return None
         with space.lock:
-            return space.adjacency.step(frontier, stop, now, decay, next_w, derived_w, fanout)
-
-    def entity_step(
-        self,
-        ns: str,
-        frontier: list[tuple[str, float]],
-        stop: float,
-        max_degree: int,
-        entity_w: float,
-    ) -> list[Step] | None:
-        """The walk's entity step over the links held of ``ns`` (``walk_entities``' in
-        process); None when ``ns`` is not held."""
-        space = self._spaces.get(ns)
-        if space is None:
-            return None
-        with space.lock:
-            return space.adjacency.entity_step(frontier, stop, max_degree, entity_w)
+            return step(space.adjacency)
 
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
         """A memory's decoded recall vectors if the index holds them (else the caller

@@ -365,15 +365,15 @@ class Recaller:
         s, index = self.settings, self.searcher.index
         hops = entities and s.walk_entity_weight > 0
         if index is not None:
-            decay = DecayParams(params["decay"], params["hold"])
-            steps = index.walk_step(ns, at, params["stop"], params["now"], decay,
-                                    s.walk_next_weight, s.walk_derived_weight,
-                                    s.walk_max_fanout)  # fmt: skip
+            decay, stop = DecayParams(params["decay"], params["hold"]), params["stop"]
+            steps = index.walked(ns, lambda held: held.step(
+                at, stop, params["now"], decay, s.walk_next_weight, s.walk_derived_weight,
+                s.walk_max_fanout))  # fmt: skip
             if steps is not None:
                 if hops:
-                    steps += [(src, dst, "ENTITY", w) for src, dst, _, w in index.entity_step(
-                        ns, at, params["stop"], s.walk_entity_max_degree, s.walk_entity_weight
-                    ) or []]  # fmt: skip
+                    steps += [(src, dst, "ENTITY", w) for src, dst, _, w in index.walked(
+                        ns, lambda held: held.entity_step(at, stop, s.walk_entity_max_degree,
+                                                          s.walk_entity_weight)) or []]  # fmt: skip
                 return [(*step, None) for step in steps]
         frontier = [{"id": mid, "act": act} for mid, act in at]
         entity_hops = None

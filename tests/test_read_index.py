@@ -175,9 +175,11 @@ def _steps_held_and_stored(graph, ns, now):
     ids = sorted(m.id for m in graph.list(ns, limit=1000))
     at = [(mid, 1.0) for mid in ids]
     decay = DecayParams.of(s)
-    held = graph.read_index.walk_step(ns, at, 0.0, now, decay, s.walk_next_weight,
-                                      s.walk_derived_weight, s.walk_max_fanout)  # fmt: skip
-    held += graph.read_index.entity_step(ns, at, 0.0, s.walk_entity_max_degree, 1.0)
+    weights = (s.walk_next_weight, s.walk_derived_weight, s.walk_max_fanout)
+    held = graph.read_index.walked(ns, lambda adj: adj.step(at, 0.0, now, decay, *weights))
+    held += graph.read_index.walked(
+        ns, lambda adj: adj.entity_step(at, 0.0, s.walk_entity_max_degree, 1.0)
+    )
     frontier = [{"id": mid, "act": 1.0} for mid in ids]
     params = {"ns": ns, "frontier": frontier, "stop": 0.0, "now": now, "rows": False,
               "vecs": False, "known": [], **decay.as_params()}  # fmt: skip
