@@ -194,10 +194,6 @@ class Adjacency:
         for name in ("a", "b", "kind", "w", "w_at", "fired_at", "permanent"):
             setattr(self, name, getattr(self, name)[: self.count].copy())
 
-    def nbytes(self) -> int:
-        columns = (self.a, self.b, self.kind, self.w, self.w_at, self.fired_at, self.permanent)
-        return sum(c.nbytes for c in columns)
-
     # -- inside ----------------------------------------------------------------------------
     def _weights(
         self,

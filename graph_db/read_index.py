@@ -380,7 +380,7 @@ class ReadIndex:
                     del self._spaces[ns]
                     continue
                 if not follows:  # another process wrote in between: the next search
-                    continue  # catches up on both (this write was stamped too)
+                    continue  # catches up on both (this write is in the change log too)
                 with space.lock:
                     for name, p in mine:
                         _apply(space, name, p)

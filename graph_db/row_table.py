@@ -10,6 +10,7 @@ are few). The terms are the lexicon's (``Lexicon.terms``), not held twice.
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Any
 
@@ -35,9 +36,6 @@ class RowTable:
 
     def __len__(self) -> int:
         return len(self.slot)
-
-    def __contains__(self, mid: object) -> bool:
-        return mid in self.slot
 
     def put(self, mid: str, label: str, row: dict[str, Any]) -> None:
         """Hold ``row`` (as ``recall_rows`` gives it) for memory ``mid`` of ``label``."""
@@ -83,7 +81,7 @@ class RowTable:
         if at is None:
             return None
         out: dict[str, Any] = {
-            k: None if np.isnan(v) else float(v)
+            k: None if math.isnan(v) else v
             for k, v in zip(FLOATS, self.floats[at].tolist(), strict=True)
         }
         out |= dict(zip(FACT_KEYS, self.facts.get(mid, (None,) * len(FACT_KEYS)), strict=True))
@@ -98,9 +96,6 @@ class RowTable:
     def trim(self) -> None:
         """Let the columns' room to grow go (after a build)."""
         self.floats = self.floats[: len(self.labels)].copy()
-
-    def nbytes(self) -> int:
-        return self.floats.nbytes + len(self.asks)
 
 
 def _float(value: Any) -> float:
