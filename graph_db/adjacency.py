@@ -88,10 +88,7 @@ class Adjacency:
             e = held.get((you, _KIND[kind]))
             if e is None:
                 e = held[you, _KIND[kind]] = self._new_edge(me, you, _KIND[kind])
-            self.w[e] = _num(w, 0.0)
-            self.w_at[e] = _num(w_at)
-            self.fired_at[e] = _num(fired_at)
-            self.permanent[e] = bool(permanent)
+            self._set(e, w, w_at, fired_at, permanent)
             kept.add(e)
         for e in set(held.values()) - kept:
             self._drop_edge(e)
@@ -110,8 +107,7 @@ class Adjacency:
         e = self._find(a, b, kind)
         if e is None:
             e = self._new_edge(self._node(a), self._node(b), _KIND[kind])
-        self.w[e], self.w_at[e], self.fired_at[e] = w, _num(w_at), _num(fired_at)
-        self.permanent[e] = bool(permanent)
+        self._set(e, w, w_at, fired_at, permanent)
 
     def drop_edge(self, a: str, b: str, kind: str) -> None:
         """The edge of ``kind`` between ``a`` and ``b`` deleted (if held)."""
@@ -215,6 +211,13 @@ class Adjacency:
         w[kind == _KIND["NEXT"]] = next_w
         w[kind == _KIND["DERIVED_FROM"]] = derived_w
         return w
+
+    def _set(self, e: int, w: Any, w_at: Any, fired_at: Any, permanent: Any) -> None:
+        """Edge ``e``'s weight, times and permanence as the store has them (None: unset)."""
+        self.w[e] = _num(w, 0.0)
+        self.w_at[e] = _num(w_at)
+        self.fired_at[e] = _num(fired_at)
+        self.permanent[e] = bool(permanent)
 
     def _node(self, mid: str) -> int:
         at = self.nodes.get(mid)

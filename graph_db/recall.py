@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from graph_db import clock
+from graph_db.adjacency import Adjacency
+from graph_db.adjacency import Step as AdjacencyStep
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
@@ -108,7 +110,7 @@ class Recaller:
         }
         found: list[tuple[Found, str]] = []
         scores: dict[str, np.ndarray] = {}
-        ahead = jobs = None
+        jobs = None
         if index is not None:  # in process, here: one version check, array sums a label
             lang = self.settings.stem_language
             words = [fulltext_query(q, lang).split() for q in queries] if in_process else []
@@ -120,8 +122,6 @@ class Recaller:
                     for mid, score in hits:
                         found.append((Found(mid, label, score), "fulltext"))
                         scores.setdefault(mid, np.zeros(len(queries)))[qi] = score
-            # it finds ids only: their rows are read while any engine searches run
-            ahead = self._pool.submit(self._rows, ns, sorted({f.id for f, _ in found}))
         else:
             jobs = [
                 self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
@@ -139,8 +139,6 @@ class Recaller:
             hits.setdefault(f.id, set()).add(source)
             if f.row is not None:
                 rows[f.id] = f.row
-        if ahead is not None:
-            rows = ahead.result() | rows
         rows |= self._rows(ns, [mid for mid in hits if mid not in rows])
         zero = np.zeros(len(queries))
         vectors = self._vectors(ns, rows, qv.shape[1])
@@ -366,15 +364,18 @@ class Recaller:
         hops = entities and s.walk_entity_weight > 0
         if index is not None:
             decay, stop = DecayParams(params["decay"], params["hold"]), params["stop"]
-            steps = index.walked(ns, lambda held: held.step(
-                at, stop, params["now"], decay, s.walk_next_weight, s.walk_derived_weight,
-                s.walk_max_fanout))  # fmt: skip
-            if steps is not None:
+
+            def both(held: Adjacency) -> list[AdjacencyStep]:
+                steps = held.step(at, stop, params["now"], decay, s.walk_next_weight,
+                                  s.walk_derived_weight, s.walk_max_fanout)  # fmt: skip
                 if hops:
-                    steps += [(src, dst, "ENTITY", w) for src, dst, _, w in index.walked(
-                        ns, lambda held: held.entity_step(at, stop, s.walk_entity_max_degree,
-                                                          s.walk_entity_weight)) or []]  # fmt: skip
-                return [(*step, None) for step in steps]
+                    steps += [(src, dst, "ENTITY", w) for src, dst, _, w in held.entity_step(
+                        at, stop, s.walk_entity_max_degree, s.walk_entity_weight)]  # fmt: skip
+                return steps
+
+            walked = index.walked(ns, both)
+            if walked is not None:
+                return [(*step, None) for step in walked]
         frontier = [{"id": mid, "act": act} for mid, act in at]
         entity_hops = None
         if hops:  # side by side with the edge step

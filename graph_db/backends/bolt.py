@@ -201,11 +201,10 @@ def _versioned(
         mine = [(n, p) for n, p in t.versioned if p.get("ns") == ns]
         # made anew (a snapshot restored): a new epoch, every index reads it whole
         anew = any(n == "namespace_delete" for n, _ in mine)
-        written, gone = ([], []) if anew else _touched(mine)
+        written, gone, read_back = ([], [], []) if anew else _touched(mine)
         rows = t.run("namespace_bump", ns=ns, epoch=uuid.uuid4().hex, ids=written, gone=gone,
                      kept=CHANGES_KEPT)  # fmt: skip
         commit.versions[ns] = (rows[0]["epoch"], rows[0]["version"]) if rows else None
-        read_back = [] if anew else _touched([(n, p) for n, p in mine if n not in APPLIED])[0]
         if rows and read_back:  # as they are now, for this process's index
             commit.records[ns] = t.run("index_records", ns=ns, ids=read_back, vecs=False)
     done.append(commit)
@@ -218,27 +217,38 @@ def change_key(epoch: str, version: int) -> str:
     return f"{epoch}#{version}"
 
 
-def _touched(writes: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[str]]:
-    """The ids a transaction's versioned writes created or changed, and those it deleted."""
+def _touched(
+    writes: list[tuple[str, dict[str, Any]]],
+) -> tuple[list[str], list[str], list[str]]:
+    """The ids a transaction's versioned writes created or changed, those it deleted, and
+    those of the first that a read index reads back (changed by a write it does not apply
+    itself: ``APPLIED``)."""
     written: dict[str, None] = {}
     gone: dict[str, None] = {}
+    read_back: dict[str, None] = {}
     for name, p in writes:
-        if name in ("episodes_create", "facts_create"):
-            written |= dict.fromkeys(r["id"] for r in p["rows"])
-        elif name == "memory_update":
-            written[p["id"]] = None
-        elif name in _CHANGED_AS_RESULT:
-            written |= dict.fromkeys(p["touched"])
-        elif name in _CHANGED:
-            source, *keys = _CHANGED[name]
-            if not keys:
-                written |= dict.fromkeys(p[source])
-            for key in keys:
-                written |= dict.fromkeys(r[key] for r in p[source])
-        elif name == "memory_delete":
+        if name == "memory_delete":
             gone[p["id"]] = None
             written.pop(p["id"], None)
-    return list(written), list(gone)
+            read_back.pop(p["id"], None)
+            continue
+        if name in ("episodes_create", "facts_create"):
+            ids = dict.fromkeys(r["id"] for r in p["rows"])
+        elif name == "memory_update":
+            ids = {p["id"]: None}
+        elif name in _CHANGED_AS_RESULT:
+            ids = dict.fromkeys(p["touched"])
+        elif name in _CHANGED:
+            source, *keys = _CHANGED[name]
+            ids = dict.fromkeys(p[source]) if not keys else {}
+            for key in keys:
+                ids |= dict.fromkeys(r[key] for r in p[source])
+        else:
+            continue
+        written |= ids
+        if name not in APPLIED:
+            read_back |= ids
+    return list(written), list(gone), list(read_back)
 
 
 def _size(value: Any) -> int:
