@@ -492,12 +492,49 @@ def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
         tracemalloc.stop()
     memories = len(space.at)
     vectors = space.vector_bytes()
+    t0 = time.perf_counter()  # a search starts the HNSW builds of labels past exact_below
+    index.nearest(g.backend.read, ns, list(space.blocks), np.zeros((1, index.dim)), 1)
+    hnsw = index.hnsw(ns, wait=None)
     return {
         "seconds": seconds,
         "memories": memories,
         "bytes": held,
         "vector_bytes": vectors,
         "other_bytes_per_memory": (held - vectors) / max(1, memories),
+        "exact_below": index.exact_below,
+        "hnsw_labels": sorted(hnsw),
+        "hnsw_build_s": time.perf_counter() - t0 if hnsw else None,
+        "hnsw_bytes": sum(hnsw.values()),
+    }
+
+
+def hnsw_agreement(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
+    """Recall's top 10 (walk, and vector alone) through the HNSW graphs against the exact
+    scan, query by query on the same graph (fire=False: nothing written between)."""
+    space = g.read_index._spaces.get(ns) if g.read_index else None
+    blocks = [b for b in space.blocks.values() if b.ann is not None] if space else []
+    if not blocks:
+        return {"hnsw": False}
+    agree: dict[str, list[float]] = {"walk": [], "vector": []}
+    same: dict[str, int] = {"walk": 0, "vector": 0}
+    for q in tqdm(queries, desc="HNSW against the exact scan", leave=False):
+        for mode in agree:
+            approx = [r.memory.id for r in g.recall(ns, q, k=10, mode=mode, fire=False)]
+            held = [b.ann for b in blocks]
+            for b in blocks:
+                b.ann, b.failed = None, True  # exact, and no new build meanwhile
+            try:
+                exact = [r.memory.id for r in g.recall(ns, q, k=10, mode=mode, fire=False)]
+            finally:
+                for b, ann in zip(blocks, held, strict=True):
+                    b.ann, b.failed = ann, False
+            agree[mode].append(len(set(approx) & set(exact)) / max(1, len(exact)))
+            same[mode] += approx == exact
+    return {
+        "hnsw": True,
+        "queries": len(queries),
+        **{f"{m}_top10_overlap": float(np.mean(v)) for m, v in agree.items()},
+        **{f"{m}_identical": same[m] / len(queries) for m in same},
     }
 
 
@@ -584,6 +621,7 @@ def measure(
         ("maintain_full", lambda: time_maintain(g, ns, None, full=True)),
         ("query_embedding", lambda: time_embedding(real, gen.queries(per_mode, taken))),
         ("read_index_build", lambda: time_index_build(g, ns)),
+        ("hnsw_agreement", lambda: hnsw_agreement(g, ns, gen.queries(per_mode // 2, taken))),
         *[
             (f"recall_{m}", lambda m=m: time_recall(g, ns, gen.queries(per_mode, taken), m))
             for m in ("walk", "vector")
@@ -630,6 +668,12 @@ def display(r: dict[str, Any]) -> dict[str, str]:
         out["  read index MB (vectors) / other bytes per memory"] = (
             f"{ix['bytes'] / 1e6:,.1f} ({ix['vector_bytes'] / 1e6:,.1f}) / "
             f"{ix['other_bytes_per_memory']:,.0f}"
+        )
+    if (ix := r.get("read_index_build")) and ix.get("hnsw_labels"):
+        out["  HNSW build s / MB"] = f"{ix['hnsw_build_s']:.1f} / {ix['hnsw_bytes'] / 1e6:,.1f}"
+    if (ag := r.get("hnsw_agreement")) and ag.get("hnsw"):
+        out["  HNSW vs exact: top-10 overlap walk / vector"] = (
+            f"{ag['walk_top10_overlap']:.3f} / {ag['vector_top10_overlap']:.3f}"
         )
     if rec := r.get("recall_walk_engine"):
         for side in ("index_on", "index_off"):

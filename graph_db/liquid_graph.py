@@ -108,7 +108,13 @@ class LiquidGraph:
         self.search_engine = Searcher(self.backend.dialect, self.settings, self.backend.read)
         #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
         self.read_index = (
-            ReadIndex(self.backend, self.embedder.dim, self.settings.read_index_max_memories)
+            ReadIndex(
+                self.backend,
+                self.embedder.dim,
+                self.settings.read_index_max_memories,
+                self.settings.read_index_exact_below,
+                self.settings.read_index_hnsw_ef,
+            )
             if self.settings.read_index
             else None
         )

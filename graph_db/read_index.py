@@ -30,10 +30,10 @@ searched, so a server of many tenants holds what it uses.
 Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
 as stored, float16, decoded once, its stored terms, what recall ranks it by
 (``graph_db.row_table``) and the edges the walk steps over (``graph_db.adjacency``).
-Searched: the own vectors, exactly (cosine of unit vectors), and the terms by BM25; walked:
-the edges, as ``walk_edges`` and ``walk_entities`` would. So a recall asks the engine only
-for the version and the memories it returns. Not done yet: an approximate (HNSW) vector
-search for large namespaces, and persistence (see the README's "The read index").
+Searched: the own vectors (cosine of unit vectors; exactly in a small namespace, through an
+HNSW graph in a large one: ``_Block``), and the terms by BM25; walked: the edges, as
+``walk_edges`` and ``walk_entities`` would. So a recall asks the engine only for the version
+and the memories it returns. Not done yet: persistence (see the README's "The read index").
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,14 +62,31 @@ Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
 
 
 class _Block:
-    """The own vectors of one label's memories, one float32 row each in a growing matrix
-    (searched with one matrix product; a deleted memory's row is masked until reused)."""
+    """The own vectors of one label's memories, one float32 row each in a growing matrix.
+    Searched exactly (one matrix product) while the block is small; past ``exact_below``
+    live rows, through an HNSW graph (usearch, float16) built once on a background thread
+    (searches stay exact until it is ready) and kept up to date with every put and drop
+    after that. Either way the rows found are scored exactly from the matrix, so the two
+    differ only in which rows an approximate search misses. A deleted memory's row is
+    masked until reused."""
 
-    def __init__(self, dim: int) -> None:
+    def __init__(
+        self, dim: int, lock: threading.Lock, exact_below: int = 20_000, ef: int = 256
+    ) -> None:
         self.ids: list[str | None] = []
         self.own = np.zeros((0, dim), np.float32)
         self.alive = np.zeros(0, bool)
         self.free: list[int] = []
+        self.lock = lock  # the namespace's: the graph's build takes it to read the rows
+        self.exact_below, self.ef = exact_below, ef
+        self.ann: Any = None  # usearch Index over the live rows, keyed by row
+        #: rows put or dropped while the graph is built (None: no build under way)
+        self.changed: set[int] | None = None
+        self.failed = False  # a build failed: stay exact
+        self.built = threading.Event()  # a build ended (tests and benchmarks wait on it)
+
+    def live(self) -> int:
+        return len(self.ids) - len(self.free)
 
     def put(self, row: int | None, mid: str, vec: np.ndarray) -> int:
         """Write ``mid``'s vector at ``row``, or at a free row (None); returns the row."""
@@ -87,27 +104,89 @@ class _Block:
         self.ids[row] = mid
         self.own[row] = vec
         self.alive[row] = True
+        self._changed(row)
         return row
 
     def drop(self, row: int) -> None:
         self.ids[row] = None
         self.alive[row] = False
         self.free.append(row)
+        self._changed(row)
+
+    def _changed(self, row: int) -> None:
+        if self.changed is not None:
+            self.changed.add(row)
+        elif self.ann is not None:
+            self._sync(self.ann, [row])
+
+    def _sync(self, ann: Any, rows: Iterable[int]) -> None:
+        """Make the graph's entries of ``rows`` those of the matrix (a row replaced or
+        reused is removed and added again: usearch keeps one vector a key)."""
+        rows = np.fromiter(rows, np.int64)
+        if len(rows):
+            ann.remove(rows[[ann.contains(int(r)) for r in rows]])
+            live = rows[self.alive[rows]]
+            if len(live):
+                ann.add(live, self.own[live], threads=1)
 
     def nearest(self, queries: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
-        n = len(self.ids)
-        live = int(self.alive[:n].sum())
+        """The ``k`` rows nearest each query, best first (ties by row)."""
+        n, live = len(self.ids), self.live()
         if live == 0 or k <= 0:
             return [[] for _ in queries]
-        sims = queries.astype(np.float32) @ self.own[:n].T  # (q, n)
-        sims[:, ~self.alive[:n]] = -np.inf
+        queries = queries.astype(np.float32)
         k = min(k, live)
+        found: list[tuple[np.ndarray, np.ndarray]] = []  # (rows, their cosines) a query
+        if self.ann is None:
+            if live > self.exact_below and self.changed is None and not self.failed:
+                self._build_ann()
+            sims = queries @ self.own[:n].T  # (q, n)
+            sims[:, self.free] = -np.inf
+            for s in sims:
+                top = np.argpartition(-s, k - 1)[:k] if k < n else np.flatnonzero(self.alive[:n])
+                found.append((top, s[top]))
+        else:
+            self.ann.expansion_search = max(self.ef, k)
+            near = self.ann.search(queries, k, threads=1)
+            batch = [near] if len(queries) == 1 else near  # usearch: Matches or BatchMatches
+            for hits, q in zip(batch, queries, strict=True):
+                top = hits.keys.astype(np.int64)
+                found.append((top, self.own[top] @ q))  # exact, as the scan gives them
         out = []
-        for s in sims:
-            top = np.argpartition(-s, k - 1)[:k] if k < n else np.flatnonzero(self.alive[:n])
-            top = top[np.lexsort((top, -s[top]))]  # best first; ties by row
-            out.append([(self.ids[j], float(s[j])) for j in top])  # type: ignore[misc]
+        for top, s in found:
+            order = np.lexsort((top, -s))  # best first; ties by row
+            out.append([(self.ids[top[j]], float(s[j])) for j in order])  # type: ignore[misc]
         return out
+
+    def _build_ann(self) -> None:
+        """Build the graph on a background thread: the live rows as they are when it
+        starts, then those put or dropped meanwhile, and put it in use (on failure, say so
+        and stay exact)."""
+        self.changed = set()
+
+        def build() -> None:
+            try:
+                from usearch.index import Index
+
+                with self.lock:
+                    own, rows = self.own, np.flatnonzero(self.alive[: len(self.ids)])
+                ann = Index(ndim=own.shape[1], metric="ip", dtype="f16", connectivity=16,
+                            expansion_add=128)  # fmt: skip
+                for start in range(0, len(rows), 4096):  # rows rewritten meanwhile: redone
+                    part = rows[start : start + 4096]
+                    ann.add(part, own[part], threads=1)
+                with self.lock:
+                    self._sync(ann, self.changed or ())
+                    self.ann, self.changed = ann, None
+                log.debug("read index: HNSW over %d rows ready", len(rows))
+            except Exception:
+                log.warning("read index: HNSW build failed; searches stay exact", exc_info=True)
+                with self.lock:
+                    self.changed, self.failed = None, True
+            finally:
+                self.built.set()
+
+        threading.Thread(target=build, name="read-index-hnsw", daemon=True).start()
 
 
 @dataclass
@@ -117,6 +196,9 @@ class _Space:
 
     stamp: Stamp
     dim: int
+    #: a label's own vectors searched exactly up to this many, through HNSW past it
+    exact_below: int = 20_000
+    ef: int = 256  # the HNSW search's breadth (at least the k asked for)
     #: id -> (label, row in the label's block, sentence views, in-context views)
     at: dict[str, tuple[str, int, int, int]] = field(default_factory=dict)
     #: id -> its recall vectors as stored, float16 (vecpack.unpack_rows' array as bytes:
@@ -130,7 +212,9 @@ class _Space:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        self.blocks = {label: _Block(self.dim) for label in LABELS}
+        self.blocks = {
+            label: _Block(self.dim, self.lock, self.exact_below, self.ef) for label in LABELS
+        }
         self.lexicons = {label: Lexicon() for label in LABELS}
 
     def put(self, record: dict[str, Any]) -> None:
@@ -201,9 +285,18 @@ class _Space:
 class ReadIndex:
     """The read index of one store (see the module doc)."""
 
-    def __init__(self, backend: GraphBackend, dim: int, max_memories: int = 250_000) -> None:
+    def __init__(
+        self,
+        backend: GraphBackend,
+        dim: int,
+        max_memories: int = 250_000,
+        exact_below: int = 20_000,
+        ef: int = 256,
+    ) -> None:
         self.backend = backend
         self.dim = dim
+        #: a namespace's label searched exactly up to this many memories, by HNSW past it
+        self.exact_below, self.ef = exact_below, ef
         #: memories held over all namespaces before the least recently searched go (a
         #: namespace larger than this alone is still held, alone)
         self.max_memories = max_memories
@@ -269,6 +362,22 @@ class ReadIndex:
             return None
         with space.lock:
             return step(space.adjacency)
+
+    def hnsw(self, ns: str, wait: float | None = 0) -> dict[str, int]:
+        """Per label of ``ns`` searched through an HNSW graph, its bytes (see ``_Block``);
+        ``wait``: seconds to wait for builds under way first (None: until they end)."""
+        space = self._spaces.get(ns)
+        if space is None:
+            return {}
+        for block in space.blocks.values():
+            if block.changed is not None:
+                block.built.wait(wait)
+        with space.lock:
+            return {
+                label: int(block.ann.memory_usage)
+                for label, block in space.blocks.items()
+                if block.ann is not None
+            }
 
     def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
         """A memory's decoded recall vectors if the index holds them (else the caller
@@ -346,7 +455,7 @@ class ReadIndex:
             return _stamp(tx.run("namespace_version", ns=ns)), tx.run("index_memories", ns=ns)
 
         stamp, rows = self.backend.read_tx(read)
-        space = _Space(stamp, self.dim)
+        space = _Space(stamp, self.dim, self.exact_below, self.ef)
         for r in rows:
             space.put(r)
         space.rows.trim()

@@ -143,6 +143,20 @@ class GraphSettings(BaseSettings):
         "their vectors) before the least recently searched namespaces are let go (read "
         "again when next searched); one namespace larger than this is held alone.",
     )
+    read_index_exact_below: int = Field(
+        default=20_000,
+        ge=0,
+        description="A namespace's episodes (or facts) are searched exactly by the read "
+        "index up to this many; past it through an HNSW graph (usearch, float16) built on a "
+        "background thread, the rows it finds scored exactly.",
+    )
+    read_index_hnsw_ef: int = Field(
+        default=256,
+        ge=1,
+        description="How broadly an HNSW search of the read index looks (usearch's "
+        "expansion_search; at least the number asked for): higher finds more of the exact "
+        "nearest, slower.",
+    )
     episode_context_view: Literal["embed", "derive"] = Field(
         default="embed",
         description="How a turn's in-context view is made: 'embed' embeds the turn with the "

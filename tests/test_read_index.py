@@ -373,3 +373,32 @@ def test_an_index_further_behind_than_the_change_log_reads_the_namespace_whole(
     assert not {ids[0], ids[7]} & (set(recalled) | found)
     assert index.builds == builds + 1
     graph.forget_namespace(ns)
+
+
+def test_past_exact_below_an_hnsw_graph_finds_what_the_exact_scan_finds(graph, ns):
+    """A label past ``exact_below`` memories is searched through an HNSW graph built in the
+    background (exact until it is ready), kept up to date by each write after that: recall
+    gives what the exact scan gives, a new turn is found, a deleted one never is."""
+    index = graph.read_index
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Porto"}])
+    exact = {q: _recalled(graph, ns, q, k=8) for q in QUERIES}
+    kept = index.exact_below
+    index.exact_below = 4  # the episodes pass it, the one fact does not
+    try:
+        index.forget(ns)
+        assert {q: _recalled(graph, ns, q, k=8) for q in QUERIES} == exact  # exact meanwhile
+        assert set(index.hnsw(ns, wait=60)) == {"Episode"}
+        assert {q: _recalled(graph, ns, q, k=8) for q in QUERIES} == exact
+        new = graph.add_episode(ns, "The spare key is now in the blue flowerpot", session_id="s")
+        assert _recalled(graph, ns, "blue flowerpot key", k=1) == [new]
+        graph.delete(ns, ids[0])
+        assert ids[0] not in _recalled(graph, ns, "grey cat Miso adopted", k=10)
+        searched = graph.search(ns, "what pet do I have", k=20, mode="vector")
+        assert ids[0] not in {h.memory.id for h in searched} and new in {
+            h.memory.id for h in searched
+        }
+        assert len(index._spaces[ns].blocks["Episode"].ann) == len(TURNS)  # 10 - 1 + 1
+    finally:
+        index.exact_below = kept
+        graph.forget_namespace(ns)
