@@ -54,7 +54,7 @@ from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
-from graph_db import GraphSettings, LiquidGraph
+from graph_db import GraphSettings, LiquidGraph, index_file
 from graph_db.backends import Tx
 from graph_db.embeddings import CachedEmbedder, Embedder, make_embedder
 
@@ -495,6 +495,21 @@ def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
     t0 = time.perf_counter()  # a search starts the HNSW builds of labels past exact_below
     index.nearest(g.backend.read, ns, list(space.blocks), np.zeros((1, index.dim)), 1)
     hnsw = index.hnsw(ns, wait=None)
+    hnsw_s = time.perf_counter() - t0
+    saved: dict[str, Any] = {}
+    if index.directory is not None:  # saved, let go, and read back as the next process would
+        t0 = time.perf_counter()
+        space.saved = None  # (saved after the build already, without the HNSW graph)
+        index.save(ns, space)
+        saved["save_s"] = time.perf_counter() - t0
+        saved["file_bytes"] = index_file.path_for(index.directory, ns).stat().st_size
+        index.forget(ns)
+        loads = index.loads
+        t0 = time.perf_counter()
+        index._space(g.backend.read, ns)
+        saved["load_s"] = time.perf_counter() - t0
+        saved["loaded"] = index.loads == loads + 1
+        saved["hnsw_loaded"] = sorted(index.hnsw(ns))
     return {
         "seconds": seconds,
         "memories": memories,
@@ -503,8 +518,9 @@ def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
         "other_bytes_per_memory": (held - vectors) / max(1, memories),
         "exact_below": index.exact_below,
         "hnsw_labels": sorted(hnsw),
-        "hnsw_build_s": time.perf_counter() - t0 if hnsw else None,
+        "hnsw_build_s": hnsw_s if hnsw else None,
         "hnsw_bytes": sum(hnsw.values()),
+        **saved,
     }
 
 
@@ -671,6 +687,10 @@ def display(r: dict[str, Any]) -> dict[str, str]:
         )
     if (ix := r.get("read_index_build")) and ix.get("hnsw_labels"):
         out["  HNSW build s / MB"] = f"{ix['hnsw_build_s']:.1f} / {ix['hnsw_bytes'] / 1e6:,.1f}"
+    if (ix := r.get("read_index_build")) and ix.get("load_s") is not None:
+        out["  read index saved s / MB / read back s"] = (
+            f"{ix['save_s']:.1f} / {ix['file_bytes'] / 1e6:,.0f} / {ix['load_s']:.1f}"
+        )
     if (ag := r.get("hnsw_agreement")) and ag.get("hnsw"):
         out["  HNSW vs exact: top-10 overlap walk / vector"] = (
             f"{ag['walk_top10_overlap']:.3f} / {ag['vector_top10_overlap']:.3f}"

@@ -13,6 +13,7 @@ live?" (``as_asker``), since facts name their subject, and their memories rank a
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -165,6 +166,7 @@ def is_named(name: str | None, names: set[str]) -> bool:
     return bool(first) and first in names
 
 
+@functools.lru_cache(maxsize=4096)  # a recall asks it of every candidate; names repeat
 def first_name(name: str | None) -> str:
     """The first word of a speaker's name, lower-cased ("" for none)."""
     return re.split(r"[\s']+", name.strip().lower(), maxsplit=1)[0] if name else ""

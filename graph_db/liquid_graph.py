@@ -8,6 +8,7 @@ whole or not at all. The write path itself lives in ``graph_db.engram``.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
@@ -114,6 +115,9 @@ class LiquidGraph:
                 self.settings.read_index_max_memories,
                 self.settings.read_index_exact_below,
                 self.settings.read_index_hnsw_ef,
+                self._read_index_dir(),
+                self.embedder.name,
+                self.settings.read_index_persist_min,
             )
             if self.settings.read_index
             else None
@@ -374,6 +378,16 @@ class LiquidGraph:
             for i in order
             if i in memories  # deleted between the two reads
         ]
+
+    def _read_index_dir(self) -> Path | None:
+        """Where this store's read index files go: the home's ``read-index/``, one folder a
+        store (the embedded database, or a Neo4j server's URI and database)."""
+        s = self.settings
+        if not s.read_index_persist_min:
+            return None
+        store = f"neo4j|{s.neo4j_uri}|{s.neo4j_database}" if s.neo4j_uri else (
+            f"arcadedb|{s.arcadedb_database}")  # fmt: skip
+        return s.home / "read-index" / hashlib.sha256(store.encode()).hexdigest()[:16]
 
     def recall(
         self,

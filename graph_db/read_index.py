@@ -21,7 +21,9 @@ The graph stays the source of truth; the index never holds what the graph does n
   it, the index reads the log's entries since its version, by key, and the memories they
   name (no scan of the namespace), or the namespace whole when that cannot be told
   (deleted and made again, or further behind than the log keeps). A restart or ``kill
-  -9`` loses nothing: the index lives in memory only and is built from the store again.
+  -9`` loses nothing: a large namespace's index is saved to a file (``graph_db.index_file``)
+  after a build and at close, and read back only for the store's epoch at that version or
+  later, then caught up like any index behind; else it is built from the store again.
 
 Namespaces are held least recently searched first out: past ``max_memories`` over all of
 them (``MAGS_READ_INDEX_MAX_MEMORIES``), the oldest are let go and read again when next
@@ -33,7 +35,7 @@ as stored, float16, decoded once, its stored terms, what recall ranks it by
 Searched: the own vectors (cosine of unit vectors; exactly in a small namespace, through an
 HNSW graph in a large one: ``_Block``), and the terms by BM25; walked: the edges, as
 ``walk_edges`` and ``walk_entities`` would. So a recall asks the engine only for the version
-and the memories it returns. Not done yet: persistence (see the README's "The read index").
+and the memories it returns.
 """
 
 from __future__ import annotations
@@ -43,10 +45,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from graph_db import index_file
 from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
@@ -87,6 +91,23 @@ class _Block:
 
     def live(self) -> int:
         return len(self.ids) - len(self.free)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Saved (``graph_db.index_file``): the rows, and the graph as usearch's bytes when
+        in use (one being built is built again after loading)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("lock", "built")}
+        state["ann"] = None if self.ann is None else bytes(self.ann.save())
+        state["changed"], state["failed"] = None, False
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from usearch.index import Index
+
+        ann = state.pop("ann")
+        self.__dict__.update(state)
+        self.ann = None if ann is None else Index.restore(ann)
+        self.built = threading.Event()
+        self.lock = threading.Lock()  # the space's, set when the space is loaded
 
     def put(self, row: int | None, mid: str, vec: np.ndarray) -> int:
         """Write ``mid``'s vector at ``row``, or at a free row (None); returns the row."""
@@ -210,12 +231,28 @@ class _Space:
     adjacency: Adjacency = field(default_factory=Adjacency)
     #: held while it is searched or written: searches of other namespaces go on meanwhile
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the stamp it was last saved or loaded at (None: not saved)
+    saved: Stamp | None = None
 
     def __post_init__(self) -> None:
         self.blocks = {
             label: _Block(self.dim, self.lock, self.exact_below, self.ef) for label in LABELS
         }
         self.lexicons = {label: Lexicon() for label in LABELS}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in ("lock", "saved")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, lock=threading.Lock(), saved=state["stamp"])
+        for block in self.blocks.values():
+            block.lock = self.lock
+
+    def tune(self, exact_below: int, ef: int) -> None:
+        """Search as these settings say (a loaded space was saved under others)."""
+        self.exact_below, self.ef = exact_below, ef
+        for block in self.blocks.values():
+            block.exact_below, block.ef = exact_below, ef
 
     def put(self, record: dict[str, Any]) -> None:
         """Add or replace a memory as ``index_memories`` or ``index_records`` (with its
@@ -267,10 +304,13 @@ class _Space:
         at = self.rows.slot.get(mid)
         return None if at is None else self.rows.labels[at]
 
-    def row(self, mid: str) -> dict[str, Any] | None:
-        """``mid``'s row as ``recall_rows`` gives it, or None when not held."""
-        label = self.label_of(mid)
-        return None if label is None else self.rows.row(mid, self.lexicons[label].terms(mid))
+    def rows_of(self, ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The rows, as ``recall_rows`` gives them, of those of ``ids`` held."""
+        terms = []
+        for mid in ids:
+            label = self.label_of(mid)
+            terms.append(None if label is None else self.lexicons[label].terms(mid))
+        return self.rows.rows(ids, terms)
 
     def size(self) -> int:
         """Memories held (each has a row; nearly all have vectors and terms)."""
@@ -292,9 +332,15 @@ class ReadIndex:
         max_memories: int = 250_000,
         exact_below: int = 20_000,
         ef: int = 256,
+        directory: Path | None = None,
+        model: str = "",
+        save_min: int = 5_000,
     ) -> None:
         self.backend = backend
         self.dim = dim
+        #: where namespaces of at least ``save_min`` memories are saved (graph_db.index_file;
+        #: None: never), and the embedding model their vectors are of
+        self.directory, self.model, self.save_min = directory, model, save_min
         #: a namespace's label searched exactly up to this many memories, by HNSW past it
         self.exact_below, self.ef = exact_below, ef
         #: memories held over all namespaces before the least recently searched go (a
@@ -305,6 +351,7 @@ class ReadIndex:
         self._building: dict[str, threading.Lock] = {}
         self.builds = 0  # namespaces read whole (tests and benchmarks count them)
         self.catch_ups = 0  # namespaces brought up to date after other processes' writes
+        self.loads = 0  # namespaces read from their saved files
         backend.on_commit.append(self.committed)
 
     # -- reads ------------------------------------------------------------------------
@@ -350,8 +397,7 @@ class ReadIndex:
         if space is None:
             return {}
         with space.lock:
-            found = {mid: space.row(mid) for mid in ids}
-        return {mid: row for mid, row in found.items() if row is not None}
+            return space.rows_of(ids)
 
     def walked(self, ns: str, step: Callable[[Adjacency], list[Step]]) -> list[Step] | None:
         """``step`` (``Adjacency.step`` or ``entity_step``: the walk's ``walk_edges`` and
@@ -379,18 +425,20 @@ class ReadIndex:
                 if block.ann is not None
             }
 
-    def vectors(self, ns: str, mid: str) -> dict[str, np.ndarray] | None:
-        """A memory's decoded recall vectors if the index holds them (else the caller
-        unpacks its row)."""
+    def vectors(self, ns: str, ids: list[str]) -> dict[str, dict[str, np.ndarray]]:
+        """The decoded recall vectors of those of ``ids`` the index holds (the caller
+        unpacks the others' rows)."""
         space = self._spaces.get(ns)
         if space is None:
-            return None
+            return {}
         with space.lock:
-            held, at = space.vectors.get(mid), space.at.get(mid)
-        if held is None or at is None:
-            return None
-        rows = np.frombuffer(held, np.float16).reshape(-1, self.dim).astype(np.float32)
-        return as_dict(rows, at[2], at[3])
+            held = [(mid, space.vectors.get(mid), space.at.get(mid)) for mid in ids]
+        out = {}
+        for mid, packed, at in held:
+            if packed is not None and at is not None:
+                rows = np.frombuffer(packed, np.float16).reshape(-1, self.dim).astype(np.float32)
+                out[mid] = as_dict(rows, at[2], at[3])
+        return out
 
     def _space(self, run: Any, ns: str) -> _Space:
         stamp = _stamp(run("namespace_version", ns=ns))
@@ -402,9 +450,54 @@ class ReadIndex:
                 if space is not None and _at_least(space.stamp, stamp):
                     self._spaces.move_to_end(ns)
                     return space
+            if space is None:
+                space = self._load(ns, stamp)  # held when usable: then caught up
+                if space is not None and _at_least(space.stamp, stamp):
+                    return space
             if space is not None and space.stamp[0] is not None and self._catch_up(ns, space):
                 return space
             return self._build(ns)
+
+    def _load(self, ns: str, stamp: Stamp) -> _Space | None:
+        """``ns`` as saved, held, when the file is of this store's namespace as it was at
+        its version or before (the caller catches up on the versions since)."""
+        if self.directory is None or stamp[0] is None:
+            return None
+        space = index_file.load(self.directory, ns, self.model, self.dim)
+        if space is None:
+            return None
+        if space.stamp[0] != stamp[0] or (space.stamp[1] or 0) > (stamp[1] or 0):
+            log.info("read index: the file of %s is of %s, the store at %s: not used", ns,
+                     space.stamp, stamp)  # fmt: skip
+            return None
+        space.tune(self.exact_below, self.ef)
+        with self._lock:
+            self._spaces[ns] = space
+            self._spaces.move_to_end(ns)
+            self.loads += 1
+            self._evict()
+        log.debug("read index: loaded %s at %s (%d memories)", ns, space.stamp, space.size())
+        return space
+
+    def save(self, ns: str, space: _Space | None = None) -> bool:
+        """Save ``ns`` (held) to its file if it changed since it was last saved or loaded
+        and is large enough to be worth it; whether it was written."""
+        space = space or self._spaces.get(ns)
+        if self.directory is None or space is None or space.stamp[0] is None:
+            return False
+        with space.lock:
+            if space.saved == space.stamp or space.size() < self.save_min:
+                return False
+            index_file.save(self.directory, ns, self.model, self.dim, space)
+            space.saved = space.stamp
+        log.debug("read index: saved %s at %s", ns, space.stamp)
+        return True
+
+    def _save_quietly(self, ns: str, space: _Space) -> None:
+        try:
+            self.save(ns, space)
+        except Exception:  # a cache: the next open reads the namespace instead
+            log.warning("read index: saving %s failed", ns, exc_info=True)
 
     def _catch_up(self, ns: str, space: _Space) -> bool:
         """Apply what other processes wrote to ``ns`` since the version held: the change
@@ -466,6 +559,9 @@ class ReadIndex:
             self.builds += 1
             self._evict()
         log.debug("read index: built %s (%d memories)", ns, space.size())
+        if self.directory is not None and space.size() >= self.save_min:
+            threading.Thread(target=self._save_quietly, args=(ns, space), daemon=True,
+                             name="read-index-save").start()  # fmt: skip
         return space
 
     # -- write-through ------------------------------------------------------------------
@@ -518,8 +614,13 @@ class ReadIndex:
                 self._building.pop(ns, None)
 
     def close(self) -> None:
+        """Save the namespaces held that changed (see ``save``), then let them go."""
         if self.committed in self.backend.on_commit:
             self.backend.on_commit.remove(self.committed)
+        with self._lock:
+            held = list(self._spaces.items())
+        for ns, space in held:
+            self._save_quietly(ns, space)
         self.forget()
 
 

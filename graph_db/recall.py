@@ -170,12 +170,9 @@ class Recaller:
         """Each memory's recall vectors: from its row when the row brought them, else from
         the read index, else read (a memory written after the index was checked)."""
         index = self.searcher.index
-        out: dict[str, dict[str, np.ndarray]] = {}
-        for mid, row in rows.items():
-            packed = row.get("vecs")
-            held = unpack(packed, dim) if packed else index and index.vectors(ns, mid)
-            if held:
-                out[mid] = held
+        out = {mid: unpack(row["vecs"], dim) for mid, row in rows.items() if row.get("vecs")}
+        if index is not None:
+            out |= index.vectors(ns, [mid for mid in rows if mid not in out])
         missing = [mid for mid in rows if mid not in out]
         for mid, row in self._rows(ns, missing, vecs=True).items():
             if row.get("vecs"):

@@ -10,7 +10,6 @@ are few). The terms are the lexicon's (``Lexicon.terms``), not held twice.
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import Any
 
@@ -75,22 +74,23 @@ class RowTable:
             self.free.append(at)
             self.facts.pop(mid, None)
 
-    def row(self, mid: str, terms: str | None) -> dict[str, Any] | None:
-        """``mid``'s row as ``recall_rows`` gives it (with its ``terms``), or None."""
-        at = self.slot.get(mid)
-        if at is None:
-            return None
-        out: dict[str, Any] = {
-            k: None if math.isnan(v) else v
-            for k, v in zip(FLOATS, self.floats[at].tolist(), strict=True)
-        }
-        out |= dict(zip(FACT_KEYS, self.facts.get(mid, (None,) * len(FACT_KEYS)), strict=True))
-        out |= {
-            "speaker": self.speakers[at],
-            "asks": _ASKED[self.asks[at]],
-            "terms": terms,
-            "label": self.labels[at],
-        }
+    def rows(self, mids: list[str], terms: list[str | None]) -> dict[str, dict[str, Any]]:
+        """The rows of those of ``mids`` held (each with its ``terms``), the float columns
+        read in one take (a recall asks for hundreds)."""
+        held = [
+            (i, mid, at) for i, mid in enumerate(mids) if (at := self.slot.get(mid)) is not None
+        ]
+        floats = self.floats[[at for _, _, at in held]].tolist()
+        none = (None,) * len(FACT_KEYS)
+        out: dict[str, dict[str, Any]] = {}
+        for (i, mid, at), values in zip(held, floats, strict=True):
+            row = {k: None if v != v else v for k, v in zip(FLOATS, values, strict=True)}  # NaN
+            row.update(zip(FACT_KEYS, self.facts.get(mid, none), strict=True))
+            row["speaker"] = self.speakers[at]
+            row["asks"] = _ASKED[self.asks[at]]
+            row["terms"] = terms[i]
+            row["label"] = self.labels[at]
+            out[mid] = row
         return out
 
     def trim(self) -> None:

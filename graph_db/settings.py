@@ -150,6 +150,13 @@ class GraphSettings(BaseSettings):
         "index up to this many; past it through an HNSW graph (usearch, float16) built on a "
         "background thread, the rows it finds scored exactly.",
     )
+    read_index_persist_min: int = Field(
+        default=5_000,
+        ge=0,
+        description="A namespace's read index of at least this many memories is saved in "
+        "the home (read-index/) after it is built and when the graph closes, and read from "
+        "there next time, caught up on what changed since (0: never saved).",
+    )
     read_index_hnsw_ef: int = Field(
         default=256,
         ge=1,

@@ -83,7 +83,7 @@ def test_the_index_is_on_by_default_and_own_writes_go_through_it(graph, ns):
     graph.update(ns, ids[6], text="I started learning the bassoon in January")
     assert _recalled(graph, ns, "bassoon lessons", k=1) == [ids[6]]
     assert index.builds == builds  # applied as written: the namespace was not read again
-    assert index.vectors(ns, new) is not None and index.vectors(ns, ids[0]) is None
+    assert list(index.vectors(ns, [new, ids[0]])) == [new]
     graph.forget_namespace(ns)
 
 
@@ -303,10 +303,10 @@ def test_past_its_budget_the_index_lets_the_least_recently_searched_namespace_go
     try:
         ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
         graph.add_episodes(other, [{"text": t, "session_id": "s"} for t in TURNS[:6]])
-        assert index.vectors(ns, ids[0]) is None  # let go when the other grew past the budget
+        assert not index.vectors(ns, [ids[0]])  # let go when the other grew past the budget
         assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]  # read again
         assert _recalled(graph, other, "what pet do I have", k=1)
-        assert index.vectors(ns, ids[0]) is None  # let go: the other was searched last
+        assert not index.vectors(ns, [ids[0]])  # let go: the other was searched last
         builds = index.builds
         assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]
         assert index.builds == builds + 1
@@ -402,3 +402,44 @@ def test_past_exact_below_an_hnsw_graph_finds_what_the_exact_scan_finds(graph, n
     finally:
         index.exact_below = kept
         graph.forget_namespace(ns)
+
+
+def test_a_saved_index_is_read_back_and_caught_up_never_trusted_blindly(graph, ns):
+    """A namespace's index is saved in the home (at close, and after a build) and read back
+    by the next process, which catches up on what others wrote since instead of reading the
+    namespace whole; a file of the namespace as it was before it was deleted and made again,
+    or one that cannot be read, is not used."""
+    from graph_db import LiquidGraph, index_file
+
+    settings = graph.settings.model_copy(update={"read_index_persist_min": 1})
+    with LiquidGraph(settings, embedder=graph.embedder) as first:
+        ids = first.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+        assert _recalled(first, ns, "what pet do I have", k=1) == [ids[0]]
+        directory = first.read_index.directory
+    assert index_file.path_for(directory, ns).exists()
+    child = write_episode_elsewhere(graph, ns, "The spare key is now in the blue flowerpot")
+    assert child.returncode == 0, child.stderr[-2000:]
+    new = child.stdout.strip().splitlines()[-1]
+    graph.delete(ns, ids[1])
+    with LiquidGraph(settings, embedder=graph.embedder) as second:
+        index = second.read_index
+        assert _recalled(second, ns, "blue flowerpot spare key", k=1) == [new]
+        assert (index.loads, index.builds, index.catch_ups) == (1, 0, 1)
+        assert ids[1] not in _recalled(second, ns, "sister Lena Porto maths", k=10)
+        with_file = {q: _recalled(second, ns, q, k=8) for q in QUERIES}
+        with index_off(second), engine_fulltext(second):
+            off = {q: _recalled(second, ns, q, k=8) for q in QUERIES}
+        with engine_fulltext(second):
+            assert {q: _recalled(second, ns, q, k=8) for q in QUERIES} == off
+        assert with_file == {q: _recalled(graph, ns, q, k=8) for q in QUERIES}  # built anew
+    graph.forget_namespace(ns)
+    again = graph.add_episodes(ns, ["My dog Rex chases the postman"])
+    with LiquidGraph(settings, embedder=graph.embedder) as third:  # the file: the old epoch
+        assert _recalled(third, ns, "what pet do I have", k=10) == again
+        assert (third.read_index.loads, third.read_index.builds) == (0, 1)
+    path = index_file.path_for(directory, ns)
+    path.write_bytes(path.read_bytes()[:100])  # cut short
+    with LiquidGraph(settings, embedder=graph.embedder) as fourth:
+        assert _recalled(fourth, ns, "what pet do I have", k=10) == again
+        assert (fourth.read_index.loads, fourth.read_index.builds) == (0, 1)
+    graph.forget_namespace(ns)

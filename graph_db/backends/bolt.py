@@ -41,6 +41,7 @@ Rows = list[dict[str, Any]]
 #: WARNING or INFO by its severity. Bolt >= 5.2 (Neo4j 5.7+; the embedded ArcadeDB speaks 5.4).
 QUIET_NOTIFICATIONS = (NotificationDisabledClassification.UNRECOGNIZED,)
 UNIQUE_RETRIES = 2  # see GraphBackend._execute
+ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"  # retried as a conflict (_attempts)
 # ArcadeDB's Bolt refuses messages over 16 MiB (a batch of long turns failed after minutes
 # with "Expected structure, got: Long"): a query's rows are sent in parts below this
 MESSAGE_BUDGET = 4 * 1024 * 1024
@@ -395,6 +396,13 @@ class GraphBackend:
                 if not write or attempt == UNIQUE_RETRIES:
                     raise
                 log.info("unique key taken by a concurrent writer: retrying")
+            except Neo4jError as e:
+                # a record an index named was gone when read: a concurrent writer's, rolled
+                # back or deleted meanwhile (seen once in a test run on the embedded
+                # ArcadeDB, two graphs adding facts at once); nothing was committed: run again
+                if not write or e.code != ENTITY_GONE or attempt == UNIQUE_RETRIES:
+                    raise
+                log.info("a record was gone when read (a concurrent writer's): retrying")
         raise AssertionError("unreachable")
 
     def _committed(self, commit: Commit) -> None:
