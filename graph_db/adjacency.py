@@ -47,6 +47,11 @@ class _Slots:
             self.of[key] = at
         return at
 
+    def same(self, key: str) -> str:
+        """``key`` as held (the one string object), else ``key`` itself."""
+        at = self.of.get(key)
+        return key if at is None else self.ids[at]  # type: ignore[return-value]
+
     def release(self, key: str) -> None:
         at = self.of.pop(key, None)
         if at is not None:

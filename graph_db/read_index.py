@@ -220,11 +220,10 @@ class _Space:
     #: a label's own vectors searched exactly up to this many, through HNSW past it
     exact_below: int = 20_000
     ef: int = 256  # the HNSW search's breadth (at least the k asked for)
-    #: id -> (label, row in the label's block, sentence views, in-context views)
-    at: dict[str, tuple[str, int, int, int]] = field(default_factory=dict)
-    #: id -> its recall vectors as stored, float16 (vecpack.unpack_rows' array as bytes:
-    #: a bytes object costs a third of an array's header, for every memory)
-    vectors: dict[str, bytes] = field(default_factory=dict)
+    #: id -> (label, row in the label's block, sentence views, in-context views, its recall
+    #: vectors as stored: float16, vecpack.unpack_rows' array as bytes, a third of an
+    #: array's header; one dict, not two: ~50 bytes a memory)
+    at: dict[str, tuple[str, int, int, int, bytes]] = field(default_factory=dict)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
     rows: RowTable = field(default_factory=RowTable)
@@ -257,16 +256,18 @@ class _Space:
     def put(self, record: dict[str, Any]) -> None:
         """Add or replace a memory as ``index_memories`` or ``index_records`` (with its
         vectors) read it (no packed vectors: it is found by its terms only)."""
-        self.put_record(record)
-        self.put_vectors(record["id"], record["label"], record["vecs"])
+        mid = self.put_record(record)
+        self.put_vectors(mid, record["label"], record["vecs"])
 
-    def put_record(self, record: dict[str, Any]) -> None:
+    def put_record(self, record: dict[str, Any]) -> str:
         """A memory's terms, row (``recall_rows``') and edges as a read or a commit gave
-        them (its vectors aside)."""
-        mid, label = record["id"], record["label"]
+        them (its vectors aside); returns its id as held."""
+        # one string for the id in every part (an edge to it may have come first, ~85 bytes)
+        mid, label = self.adjacency.nodes.same(record["id"]), record["label"]
         self.put_terms(mid, label, record["terms"])
         self.rows.put(mid, label, record["row"])
         self.adjacency.set_memory(mid, record["edges"], record["entities"])
+        return mid
 
     def put_terms(self, mid: str, label: str, terms: str | None) -> None:
         for other, lexicon in self.lexicons.items():
@@ -284,8 +285,7 @@ class _Space:
             self._drop_vectors(mid)
             held = None
         row = self.blocks[label].put(held[1] if held else None, mid, rows[0])
-        self.at[mid] = (label, row, n, c)
-        self.vectors[mid] = rows.tobytes()
+        self.at[mid] = (label, row, n, c, rows.tobytes())
 
     def drop(self, mid: str) -> None:
         self._drop_vectors(mid)
@@ -298,7 +298,6 @@ class _Space:
         held = self.at.pop(mid, None)
         if held is not None:
             self.blocks[held[0]].drop(held[1])
-            self.vectors.pop(mid, None)
 
     def label_of(self, mid: str) -> str | None:
         at = self.rows.slot.get(mid)
@@ -319,7 +318,7 @@ class _Space:
     def vector_bytes(self) -> int:
         """What the vectors take (the own-vector matrices and each memory's views)."""
         own = sum(b.own.nbytes for b in self.blocks.values())
-        return own + sum(len(rows) for rows in self.vectors.values())
+        return own + sum(len(held[4]) for held in self.at.values())
 
 
 class ReadIndex:
@@ -352,6 +351,7 @@ class ReadIndex:
         self.builds = 0  # namespaces read whole (tests and benchmarks count them)
         self.catch_ups = 0  # namespaces brought up to date after other processes' writes
         self.loads = 0  # namespaces read from their saved files
+        self._saving: list[threading.Thread] = []  # saves after builds (close waits for them)
         backend.on_commit.append(self.committed)
 
     # -- reads ------------------------------------------------------------------------
@@ -432,12 +432,11 @@ class ReadIndex:
         if space is None:
             return {}
         with space.lock:
-            held = [(mid, space.vectors.get(mid), space.at.get(mid)) for mid in ids]
+            held = [(mid, at) for mid in ids if (at := space.at.get(mid)) is not None]
         out = {}
-        for mid, packed, at in held:
-            if packed is not None and at is not None:
-                rows = np.frombuffer(packed, np.float16).reshape(-1, self.dim).astype(np.float32)
-                out[mid] = as_dict(rows, at[2], at[3])
+        for mid, (_, _, n, c, packed) in held:
+            rows = np.frombuffer(packed, np.float16).reshape(-1, self.dim).astype(np.float32)
+            out[mid] = as_dict(rows, n, c)
         return out
 
     def _space(self, run: Any, ns: str) -> _Space:
@@ -560,8 +559,10 @@ class ReadIndex:
             self._evict()
         log.debug("read index: built %s (%d memories)", ns, space.size())
         if self.directory is not None and space.size() >= self.save_min:
-            threading.Thread(target=self._save_quietly, args=(ns, space), daemon=True,
-                             name="read-index-save").start()  # fmt: skip
+            saving = threading.Thread(target=self._save_quietly, args=(ns, space), daemon=True,
+                                      name="read-index-save")  # fmt: skip
+            saving.start()
+            self._saving = [t for t in self._saving if t.is_alive()] + [saving]
         return space
 
     # -- write-through ------------------------------------------------------------------
@@ -617,6 +618,8 @@ class ReadIndex:
         """Save the namespaces held that changed (see ``save``), then let them go."""
         if self.committed in self.backend.on_commit:
             self.backend.on_commit.remove(self.committed)
+        for saving in self._saving:  # a save after a build, under way
+            saving.join()
         with self._lock:
             held = list(self._spaces.items())
         for ns, space in held:
