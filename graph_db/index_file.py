@@ -53,6 +53,11 @@ def save(directory: Path, ns: str, model: str, dim: int, space: Any) -> Path:
     return path
 
 
+def remove(directory: Path, ns: str) -> None:
+    """Delete the file of ``ns`` (the namespace was deleted: nothing of it stays here)."""
+    path_for(directory, ns).unlink(missing_ok=True)
+
+
 def load(directory: Path, ns: str, model: str, dim: int) -> Any | None:
     """The space saved for ``ns`` by this model and dimension, or None (no file, another
     format, model or namespace, or a file that cannot be read: then it is removed)."""

@@ -466,8 +466,9 @@ class ReadIndex:
         if space is None:
             return None
         if space.stamp[0] != stamp[0] or (space.stamp[1] or 0) > (stamp[1] or 0):
-            log.info("read index: the file of %s is of %s, the store at %s: not used", ns,
+            log.info("read index: the file of %s is of %s, the store at %s: removed", ns,
                      space.stamp, stamp)  # fmt: skip
+            index_file.remove(self.directory, ns)  # of a namespace deleted since: it goes
             return None
         space.tune(self.exact_below, self.ef)
         with self._lock:
@@ -573,18 +574,20 @@ class ReadIndex:
         next search to catch up on both."""
         with self._lock:
             for ns, stamp in commit.versions.items():
+                mine = [(name, p) for name, p in commit.writes if p.get("ns") == ns]
+                if any(name == "namespace_delete" for name, _ in mine):
+                    self._spaces.pop(ns, None)
+                    if self.directory is not None:  # nothing of it stays in the home either
+                        index_file.remove(self.directory, ns)
+                    continue
                 space = self._spaces.get(ns)
                 if space is None:
                     continue
-                mine = [(name, p) for name, p in commit.writes if p.get("ns") == ns]
                 follows = (
                     stamp is not None
                     and space.stamp[0] in (None, stamp[0])
                     and (space.stamp[1] or 0) + 1 == stamp[1]
                 )
-                if any(name == "namespace_delete" for name, _ in mine):
-                    del self._spaces[ns]
-                    continue
                 if not follows:  # another process wrote in between: the next search
                     continue  # catches up on both (this write is in the change log too)
                 with space.lock:

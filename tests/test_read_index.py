@@ -407,8 +407,8 @@ def test_past_exact_below_an_hnsw_graph_finds_what_the_exact_scan_finds(graph, n
 def test_a_saved_index_is_read_back_and_caught_up_never_trusted_blindly(graph, ns):
     """A namespace's index is saved in the home (at close, and after a build) and read back
     by the next process, which catches up on what others wrote since instead of reading the
-    namespace whole; a file of the namespace as it was before it was deleted and made again,
-    or one that cannot be read, is not used."""
+    namespace whole; deleting the namespace deletes its file; a file of the namespace as it
+    was before it was deleted and made again, or one that cannot be read, is not used."""
     from graph_db import LiquidGraph, index_file
 
     settings = graph.settings.model_copy(update={"read_index_persist_min": 1})
@@ -432,12 +432,15 @@ def test_a_saved_index_is_read_back_and_caught_up_never_trusted_blindly(graph, n
         with engine_fulltext(second):
             assert {q: _recalled(second, ns, q, k=8) for q in QUERIES} == off
         assert with_file == {q: _recalled(graph, ns, q, k=8) for q in QUERIES}  # built anew
+    path = index_file.path_for(directory, ns)
+    old = path.read_bytes()
     graph.forget_namespace(ns)
+    assert not path.exists()  # deleting a namespace deletes its file
     again = graph.add_episodes(ns, ["My dog Rex chases the postman"])
+    path.write_bytes(old)  # as a home that did not see the deletion would still have it
     with LiquidGraph(settings, embedder=graph.embedder) as third:  # the file: the old epoch
         assert _recalled(third, ns, "what pet do I have", k=10) == again
         assert (third.read_index.loads, third.read_index.builds) == (0, 1)
-    path = index_file.path_for(directory, ns)
     path.write_bytes(path.read_bytes()[:100])  # cut short
     with LiquidGraph(settings, embedder=graph.embedder) as fourth:
         assert _recalled(fourth, ns, "what pet do I have", k=10) == again
