@@ -34,11 +34,14 @@ def path_for(directory: Path, ns: str) -> Path:
     return directory / f"{hashlib.sha256(ns.encode()).hexdigest()[:32]}.idx"
 
 
-def save(directory: Path, ns: str, model: str, dim: int, space: Any) -> Path:
-    """Write ``space`` (a ``read_index._Space``, its lock held by the caller) atomically."""
+def save(directory: Path, ns: str, model: str, dim: int, layout: str, space: Any) -> Path:
+    """Write ``space`` (a ``read_index._Space``, its lock held by the caller) atomically;
+    ``layout``: what names the classes' attributes (``read_index.layout``), so that a file
+    of another MAGS's classes is never loaded into these."""
     directory.mkdir(parents=True, exist_ok=True)
     path = path_for(directory, ns)
-    header = {"format": FORMAT, "ns": ns, "model": model, "dim": dim, "stamp": space.stamp}
+    header = {"format": FORMAT, "ns": ns, "model": model, "dim": dim, "layout": layout,
+              "stamp": space.stamp}  # fmt: skip
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
@@ -58,14 +61,15 @@ def remove(directory: Path, ns: str) -> None:
     path_for(directory, ns).unlink(missing_ok=True)
 
 
-def load(directory: Path, ns: str, model: str, dim: int) -> Any | None:
-    """The space saved for ``ns`` by this model and dimension, or None (no file, another
-    format, model or namespace, or a file that cannot be read: then it is removed)."""
+def load(directory: Path, ns: str, model: str, dim: int, layout: str) -> Any | None:
+    """The space saved for ``ns`` by this model and dimension in this layout, or None (no
+    file, another format, layout, model or namespace, or a file that cannot be read: then
+    it is removed)."""
     path = path_for(directory, ns)
     try:
         with path.open("rb") as f:
             header = pickle.load(f)
-            wanted = {"format": FORMAT, "ns": ns, "model": model, "dim": dim}
+            wanted = {"format": FORMAT, "ns": ns, "model": model, "dim": dim, "layout": layout}
             if {k: header.get(k) for k in wanted} != wanted:
                 log.info("read index: %s is not this index's file (%s); ignored", path, header)
                 return None

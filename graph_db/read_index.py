@@ -40,6 +40,8 @@ and the memories it returns.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import threading
 from collections import OrderedDict
@@ -462,7 +464,7 @@ class ReadIndex:
         its version or before (the caller catches up on the versions since)."""
         if self.directory is None or stamp[0] is None:
             return None
-        space = index_file.load(self.directory, ns, self.model, self.dim)
+        space = index_file.load(self.directory, ns, self.model, self.dim, layout())
         if space is None:
             return None
         if space.stamp[0] != stamp[0] or (space.stamp[1] or 0) > (stamp[1] or 0):
@@ -488,7 +490,7 @@ class ReadIndex:
         with space.lock:
             if space.saved == space.stamp or space.size() < self.save_min:
                 return False
-            index_file.save(self.directory, ns, self.model, self.dim, space)
+            index_file.save(self.directory, ns, self.model, self.dim, layout(), space)
             space.saved = space.stamp
         log.debug("read index: saved %s at %s", ns, space.stamp)
         return True
@@ -628,6 +630,17 @@ class ReadIndex:
         for ns, space in held:
             self._save_quietly(ns, space)
         self.forget()
+
+
+@functools.cache
+def layout() -> str:
+    """The attribute names of a fresh namespace's parts, hashed: a saved index of classes
+    that hold other attributes (another MAGS) is read whole instead of loaded."""
+    space = _Space((None, None), 4)
+    parts = [space, space.blocks["Episode"], space.lexicons["Episode"], space.rows,
+             space.adjacency, space.adjacency.nodes]  # fmt: skip
+    names = [f"{type(p).__name__}:{','.join(sorted(vars(p)))}" for p in parts]
+    return hashlib.sha256(";".join(names).encode()).hexdigest()[:16]
 
 
 def _stamp(rows: list[dict[str, Any]]) -> Stamp:
