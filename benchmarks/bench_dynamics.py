@@ -497,10 +497,9 @@ def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
     hnsw = index.hnsw(ns, wait=None)
     hnsw_s = time.perf_counter() - t0
     saved: dict[str, Any] = {}
-    if index.directory is not None:  # saved, let go, and read back as the next process would
-        t0 = time.perf_counter()
-        space.saved = None  # (saved after the build already, without the HNSW graph)
-        index.save(ns, space)
+    t0 = time.perf_counter()
+    space.saved = None  # (saved after the build already, without the HNSW graph)
+    if index.save(ns, space):  # saved, let go, and read back as the next process would
         saved["save_s"] = time.perf_counter() - t0
         saved["file_bytes"] = index_file.path_for(index.directory, ns).stat().st_size
         index.forget(ns)
