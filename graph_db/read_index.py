@@ -46,7 +46,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -219,9 +219,10 @@ class _Space:
 
     stamp: Stamp
     dim: int
-    #: a label's own vectors searched exactly up to this many, through HNSW past it
-    exact_below: int = 20_000
-    ef: int = 256  # the HNSW search's breadth (at least the k asked for)
+    #: a label's own vectors searched exactly up to this many, through HNSW past it, and
+    #: the HNSW search's breadth: handed to the blocks, which search by them
+    exact_below: InitVar[int] = 20_000
+    ef: InitVar[int] = 256
     #: id -> (label, row in the label's block, sentence views, in-context views, its recall
     #: vectors as stored: float16, vecpack.unpack_rows' array as bytes, a third of an
     #: array's header; one dict, not two: ~50 bytes a memory)
@@ -235,10 +236,8 @@ class _Space:
     #: the stamp it was last saved or loaded at (None: not saved)
     saved: Stamp | None = None
 
-    def __post_init__(self) -> None:
-        self.blocks = {
-            label: _Block(self.dim, self.lock, self.exact_below, self.ef) for label in LABELS
-        }
+    def __post_init__(self, exact_below: int, ef: int) -> None:
+        self.blocks = {label: _Block(self.dim, self.lock, exact_below, ef) for label in LABELS}
         self.lexicons = {label: Lexicon() for label in LABELS}
 
     def __getstate__(self) -> dict[str, Any]:
@@ -251,7 +250,6 @@ class _Space:
 
     def tune(self, exact_below: int, ef: int) -> None:
         """Search as these settings say (a loaded space was saved under others)."""
-        self.exact_below, self.ef = exact_below, ef
         for block in self.blocks.values():
             block.exact_below, block.ef = exact_below, ef
 
@@ -481,11 +479,10 @@ class ReadIndex:
         log.debug("read index: loaded %s at %s (%d memories)", ns, space.stamp, space.size())
         return space
 
-    def save(self, ns: str, space: _Space | None = None) -> bool:
-        """Save ``ns`` (held) to its file if it changed since it was last saved or loaded
-        and is large enough to be worth it; whether it was written."""
-        space = space or self._spaces.get(ns)
-        if self.directory is None or space is None or space.stamp[0] is None:
+    def save(self, ns: str, space: _Space) -> bool:
+        """Save ``space`` (of ``ns``) to its file if it changed since it was last saved or
+        loaded and is large enough to be worth it; whether it was written."""
+        if self.directory is None or space.stamp[0] is None:
             return False
         with space.lock:
             if space.saved == space.stamp or space.size() < self.save_min:

@@ -40,7 +40,7 @@ Rows = list[dict[str, Any]]
 #: (deprecations, performance, hints, ...) still reaches the ``neo4j.notifications`` log, at
 #: WARNING or INFO by its severity. Bolt >= 5.2 (Neo4j 5.7+; the embedded ArcadeDB speaks 5.4).
 QUIET_NOTIFICATIONS = (NotificationDisabledClassification.UNRECOGNIZED,)
-UNIQUE_RETRIES = 2  # see GraphBackend._execute
+RACE_RETRIES = 2  # a unique key or a record raced by a concurrent writer (_attempts)
 ENTITY_GONE = "Neo.ClientError.Statement.EntityNotFound"  # retried as a conflict (_attempts)
 # ArcadeDB's Bolt refuses messages over 16 MiB (a batch of long turns failed after minutes
 # with "Expected structure, got: Long"): a query's rows are sent in parts below this
@@ -379,7 +379,7 @@ class GraphBackend:
             ) from e
 
     def _attempts(self, driver: Driver, write: bool, work: Callable[[Tx], T]) -> T:
-        for attempt in range(UNIQUE_RETRIES + 1):
+        for attempt in range(RACE_RETRIES + 1):
             try:
                 with driver.session(database=self.database) as session:
                     if not write:
@@ -393,14 +393,14 @@ class GraphBackend:
                 # another process created the same unique key (a namespace, a predicate)
                 # between our MERGE's look and its create: run again, the MERGE now finds
                 # it; a user's duplicate id fails every time
-                if not write or attempt == UNIQUE_RETRIES:
+                if not write or attempt == RACE_RETRIES:
                     raise
                 log.info("unique key taken by a concurrent writer: retrying")
             except Neo4jError as e:
                 # a record an index named was gone when read: a concurrent writer's, rolled
                 # back or deleted meanwhile (seen once in a test run on the embedded
                 # ArcadeDB, two graphs adding facts at once); nothing was committed: run again
-                if not write or e.code != ENTITY_GONE or attempt == UNIQUE_RETRIES:
+                if not write or e.code != ENTITY_GONE or attempt == RACE_RETRIES:
                     raise
                 log.info("a record was gone when read (a concurrent writer's): retrying")
         raise AssertionError("unreachable")
