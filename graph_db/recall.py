@@ -33,7 +33,7 @@ import numpy as np
 
 from graph_db import clock
 from graph_db.adjacency import Adjacency
-from graph_db.adjacency import Step as AdjacencyStep
+from graph_db.adjacency import Step as Hop  # (source, target, edge, weight)
 from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
@@ -57,7 +57,8 @@ class Candidate:
     relevance: float = 0.0
     similarity: float | None = None
     activation: float = 0.0
-    path: list[Step] = field(default_factory=list)
+    path: list[Hop] = field(default_factory=list)  # made ``Step``s for the results only
+    boosts: tuple[float, ...] | None = None  # of its final score (``Recaller._final``)
 
 
 def visible(props: dict[str, Any], as_of: float | None, history: bool) -> bool:
@@ -191,8 +192,7 @@ class Recaller:
         given (walked memories are scored on the candidates' scale)."""
         if not cands:
             return stats or _ZStats.empty(len(qv))
-        own = np.stack([c.vectors["embedding"] @ qv.T for c in cands])  # (n, q)
-        dense = np.stack([self._dense(c, o, qv) for c, o in zip(cands, own, strict=True)])
+        own, dense = self._dense(cands, qv)
         lex = np.stack([c.lexical for c in cands])
         if stats is None:
             stats = _ZStats.of(dense, lex)
@@ -207,9 +207,9 @@ class Recaller:
         best = z.max(axis=1)
         if stats.top is None:
             stats.top = float(best.max())
-        for c, s, o in zip(cands, best, own, strict=True):
-            c.relevance = math.exp(min(0.0, float(s) - stats.top))
-            c.similarity = float(o.max())
+        relevance = np.exp(np.minimum(0.0, best - stats.top)).tolist()
+        for c, r, o in zip(cands, relevance, own.max(axis=1).tolist(), strict=True):
+            c.relevance, c.similarity = r, o
         return stats
 
     def corrections_first(
@@ -268,14 +268,25 @@ class Recaller:
                 placed.add(c.id)
         return out + [(s, c) for s, c in ranked if c.id not in placed]
 
-    def _dense(self, c: Candidate, own: np.ndarray, qv: np.ndarray) -> np.ndarray:
-        """Per query: max(cos(own), max cos(sentences)) + w_ctx * cos(in context)."""
-        best = own
-        if "views" in c.vectors:
-            best = np.maximum(best, (c.vectors["views"] @ qv.T).max(axis=0))
-        ctx = c.vectors.get("ctx_embedding")
-        ctx_sim = own if ctx is None else ctx @ qv.T
-        return best + self.settings.recall_context_weight * ctx_sim
+    def _dense(self, cands: list[Candidate], qv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate and query: the cosine of its own vector, and max(cos(own), max
+        cos(sentences)) + w_ctx * cos(in context) (its own where it has none); one matrix
+        product a kind of vector over all the candidates."""
+        own = np.stack([c.vectors["embedding"] for c in cands]) @ qv.T  # (n, q)
+        best = own.copy()
+        views = [(i, v) for i, c in enumerate(cands) if (v := c.vectors.get("views")) is not None]
+        if views:
+            sims = np.concatenate([v for _, v in views]) @ qv.T
+            starts = np.cumsum([0] + [len(v) for _, v in views[:-1]])
+            at = [i for i, _ in views]
+            best[at] = np.maximum(best[at], np.maximum.reduceat(sims, starts, axis=0))
+        ctx_sim = own.copy()
+        ctx = [
+            (i, v) for i, c in enumerate(cands) if (v := c.vectors.get("ctx_embedding")) is not None
+        ]
+        if ctx:
+            ctx_sim[[i for i, _ in ctx]] = np.stack([v for _, v in ctx]) @ qv.T
+        return own, best + self.settings.recall_context_weight * ctx_sim
 
     # -- 3. anchors ----------------------------------------------------------------------
     def anchors(self, cands: list[Candidate], m: int) -> list[Candidate]:
@@ -307,7 +318,7 @@ class Recaller:
         now: float,
         floor: float = 0.0,
         known: Iterable[str] = (),
-    ) -> tuple[dict[str, tuple[float, list[Step]]], dict[str, dict[str, Any]]]:
+    ) -> tuple[dict[str, tuple[float, list[Hop]]], dict[str, dict[str, Any]]]:
         """Spread activation from the anchors: best (activation, path) per memory reached,
         and the rows of the memories reached (as ``recall_rows`` gives them) but ``known``
         (none with the read index: it holds them).
@@ -318,7 +329,7 @@ class Recaller:
         """
         s = self.settings
         stop = max(s.walk_threshold, floor)
-        best: dict[str, tuple[float, list[Step]]] = {a.id: (a.relevance, []) for a in anchors}
+        best: dict[str, tuple[float, list[Hop]]] = {a.id: (a.relevance, []) for a in anchors}
         frontier = {a.id for a in anchors if a.relevance >= stop}
         rows: dict[str, dict[str, Any]] = {}
         known = set(known)
@@ -346,8 +357,7 @@ class Recaller:
                 act = best[src][0] * w
                 if act < stop or act <= best.get(dst, (0.0, []))[0]:
                     continue
-                step = Step(source=src, target=dst, edge=edge, weight=w)
-                best[dst] = (act, [*best[src][1], step])
+                best[dst] = (act, [*best[src][1], (src, dst, edge, w)])
                 frontier.add(dst)
         return best, rows
 
@@ -362,7 +372,7 @@ class Recaller:
         if index is not None:
             decay, stop = DecayParams(params["decay"], params["hold"]), params["stop"]
 
-            def both(held: Adjacency) -> list[AdjacencyStep]:
+            def both(held: Adjacency) -> list[Hop]:
                 steps = held.step(at, stop, params["now"], decay, s.walk_next_weight,
                                   s.walk_derived_weight, s.walk_max_fanout)  # fmt: skip
                 if hops:
@@ -456,7 +466,7 @@ class Recaller:
                     c.sources.add("walk")
         scored = [(self._final(c, now, ground), c) for c in pool.values()]
         if min_similarity is not None:  # its own similarity, or that of the anchor walked from
-            origin = {c.id: pool[c.path[0].source] if c.path else c for c in pool.values()}
+            origin = {c.id: pool[c.path[0][0]] if c.path else c for c in pool.values()}
             scored = [(s, c) for s, c in scored if (origin[c.id].similarity or -2.0) >= least]
         scored.sort(key=lambda t: -t[0])
         asked = queries[: len(queries) - ground.derived]
@@ -479,16 +489,27 @@ class Recaller:
         return self._results(ns, top), [a.id for a in anchors]
 
     def _final(self, c: Candidate, now: float, ground: Grounding) -> float:
+        if c.boosts is None:  # what does not change within a recall, once a candidate
+            c.boosts = self._boosts(c, now, ground)
+        scale, speaker, importance, recency = c.boosts
+        return max(c.relevance, c.activation) * scale + speaker + importance + recency
+
+    def _boosts(self, c: Candidate, now: float, ground: Grounding) -> tuple[float, ...]:
+        """What the final score makes of a candidate's relevance or activation: times the
+        question penalty (a question leads to its answer, an anchor, but holds none), plus
+        the boost when the query names its speaker, plus its importance and recency."""
         s = self.settings
-        base = max(c.relevance, c.activation)
-        if c.props.get("asks"):  # a question leads to its answer (an anchor) but holds none
-            base *= math.exp(-s.recall_question_penalty)
-        if ground.names_speaker(c.props):
-            base += s.recall_speaker_weight
+        scale = math.exp(-s.recall_question_penalty) if c.props.get("asks") else 1.0
+        speaker = s.recall_speaker_weight if ground.names_speaker(c.props) else 0.0
         importance = float(c.props.get("importance") or 0.0)
         last = c.props.get("last_access") or c.props.get("created_at") or now
         recency = math.exp(-max(0.0, now - last) / (30 * DAY_S))
-        return base + s.rank_importance_weight * importance + s.rank_recency_weight * recency
+        return (
+            scale,
+            speaker,
+            s.rank_importance_weight * importance,
+            s.rank_recency_weight * recency,
+        )
 
     def _results(self, ns: str, ranked: list[tuple[float, Candidate, bool]]) -> list[Recalled]:
         """The chosen memories, fetched whole (without vectors), as results."""
@@ -503,7 +524,7 @@ class Recaller:
                 relevance=c.relevance,
                 activation=c.activation,
                 anchor=anchor,
-                path=c.path,
+                path=[Step(source=a, target=b, edge=e, weight=w) for a, b, e, w in c.path],
                 sources=sorted(c.sources),
             )
             for score, c, anchor in ranked
