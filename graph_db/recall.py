@@ -274,7 +274,7 @@ class Recaller:
         product a kind of vector over all the candidates."""
         own = np.stack([c.vectors["embedding"] for c in cands]) @ qv.T  # (n, q)
         best = own.copy()
-        views = [(i, v) for i, c in enumerate(cands) if (v := c.vectors.get("views")) is not None]
+        views = [(i, v) for i, c in enumerate(cands) if len(v := c.vectors.get("views", ()))]
         if views:
             sims = np.concatenate([v for _, v in views]) @ qv.T
             starts = np.cumsum([0] + [len(v) for _, v in views[:-1]])
