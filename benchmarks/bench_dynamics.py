@@ -490,7 +490,7 @@ def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
         held = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    memories = len(space.at)
+    memories = space.size()
     vectors = space.vector_bytes()
     t0 = time.perf_counter()  # a search starts the HNSW builds of labels past exact_below
     index.nearest(g.backend.read, ns, list(space.blocks), np.zeros((1, index.dim)), 1)

@@ -4,12 +4,12 @@ which entities each memory links to (MENTIONS, ABOUT), so that a walk step is ar
 arithmetic, not a Bolt round trip (``walk_edges`` and ``walk_entities`` are the engine's
 twins; the tests hold the two to the same steps).
 
-Each edge is held once, in columns (ends, kind, w, w_at, fired_at, permanent), and each
-node (a memory, or an entity) lists its edges' numbers; edges are undirected here, as the
-walk takes them, and a link to an entity is an edge of kind ENTITY (an entity's degree is
-its number of edges). A memory's edges are replaced whole by what the store says of it
-(``set_memory``: the read index's records), so an edge changed by a write is current once
-either end was read back.
+Each edge is held once, in columns (ends, and w, w_at, fired_at, permanent for an ASSOC
+edge, the kind for another), and each node (a memory, or an entity) lists its edges;
+edges are undirected here, as the walk takes them, and a link to an entity is an edge of
+kind ENTITY (an entity's degree is its number of edges). A memory's edges are replaced
+whole by what the store says of it (``set_memory``: the read index's records), so an edge
+changed by a write is current once either end was read back.
 """
 
 from __future__ import annotations
@@ -59,22 +59,51 @@ class _Slots:
             self.free.append(at)
 
 
+class _Edges:
+    """Edges of one sort in columns (numpy, grown by half again): their ends and the
+    columns named at making; a deleted edge's number is reused."""
+
+    def __init__(self, **columns: type) -> None:
+        self.columns = {"a": np.int32, "b": np.int32, **columns}
+        for name, dtype in self.columns.items():
+            setattr(self, name, np.zeros(0, dtype))
+        self.count = 0  # edge numbers used so far
+        self.free: list[int] = []
+
+    def new(self, me: int, you: int) -> int:
+        if self.free:
+            e = self.free.pop()
+        else:
+            e = self.count
+            self.count += 1
+            if e >= len(self.a):
+                size = max(64, e + e // 2)
+                for name in self.columns:
+                    old = getattr(self, name)
+                    grown = np.zeros(size, old.dtype)
+                    grown[: len(old)] = old
+                    setattr(self, name, grown)
+        self.a[e], self.b[e] = me, you
+        return e
+
+    def trim(self) -> None:
+        for name in self.columns:
+            setattr(self, name, getattr(self, name)[: self.count].copy())
+
+
 class Adjacency:
-    """One namespace's walkable edges and entity links (see the module doc)."""
+    """One namespace's walkable edges and entity links (see the module doc).
+
+    ASSOC edges (weight, its times, permanence) and the fixed ones (NEXT, DERIVED_FROM,
+    entity links: a kind, their weight is the walk's setting) are held apart, so that only
+    the ~half of edges that learn pay for weight columns. A node lists its edges by
+    reference: ``e`` >= 0 is ASSOC edge ``e``, ``~e`` (< 0) fixed edge ``e``."""
 
     def __init__(self) -> None:
         self.nodes = _Slots()  # memories and entities (ids are unique over both)
-        self.incident: list[array | None] = []  # per node: its edges' numbers
-        # per edge, in columns (numpy, grown by half again); a deleted edge's number is reused
-        self.a = np.zeros(0, np.int32)
-        self.b = np.zeros(0, np.int32)
-        self.kind = np.zeros(0, np.int8)
-        self.w = np.zeros(0)
-        self.w_at = np.zeros(0)
-        self.fired_at = np.zeros(0)
-        self.permanent = np.zeros(0, bool)
-        self.count = 0  # edge numbers used so far
-        self.free: list[int] = []
+        self.incident: list[array | None] = []  # per node: its edges' references
+        self.liquid = _Edges(w=np.float64, w_at=np.float64, fired_at=np.float64, permanent=bool)
+        self.fixed = _Edges(kind=np.int8)
 
     # -- writes ------------------------------------------------------------------------
     def set_memory(
@@ -82,21 +111,21 @@ class Adjacency:
     ) -> None:
         """``mid``'s edges (``[kind, other id, w, w_at, fired_at, permanent]`` each) and
         entity links as the store has them now, replacing what was held."""
-        me = self._node(mid)
-        held = {self._key(e, me): e for e in self.incident[me] or ()}
+        me = self.node(mid)
+        held = {self._key(r, me): r for r in self.incident[me] or ()}
         kept: set[int] = set()
         links = [["ENTITY", en, None, None, None, False] for en in entities or ()]
         for kind, other, w, w_at, fired_at, permanent in [*(edges or ()), *links]:
             if kind not in _KIND or other is None or other == mid:
                 continue
-            you = self._node(other)
-            e = held.get((you, _KIND[kind]))
-            if e is None:
-                e = held[you, _KIND[kind]] = self._new_edge(me, you, _KIND[kind])
-            self._set(e, w, w_at, fired_at, permanent)
-            kept.add(e)
-        for e in set(held.values()) - kept:
-            self._drop_edge(e)
+            you = self.node(other)
+            r = held.get((you, _KIND[kind]))
+            if r is None:
+                r = held[you, _KIND[kind]] = self._new_edge(me, you, _KIND[kind])
+            self._set(r, w, w_at, fired_at, permanent)
+            kept.add(r)
+        for r in set(held.values()) - kept:
+            self._drop_edge(r)
 
     def set_edge(
         self,
@@ -109,24 +138,24 @@ class Adjacency:
         permanent: bool,
     ) -> None:
         """The edge of ``kind`` between ``a`` and ``b`` as a write left it (made if new)."""
-        e = self._find(a, b, kind)
-        if e is None:
-            e = self._new_edge(self._node(a), self._node(b), _KIND[kind])
-        self._set(e, w, w_at, fired_at, permanent)
+        r = self._find(a, b, kind)
+        if r is None:
+            r = self._new_edge(self.node(a), self.node(b), _KIND[kind])
+        self._set(r, w, w_at, fired_at, permanent)
 
     def drop_edge(self, a: str, b: str, kind: str) -> None:
         """The edge of ``kind`` between ``a`` and ``b`` deleted (if held)."""
-        e = self._find(a, b, kind)
-        if e is not None:
-            self._drop_edge(e)
+        r = self._find(a, b, kind)
+        if r is not None:
+            self._drop_edge(r)
 
     def drop(self, mid: str) -> None:
         """``mid`` deleted: its edges and entity links go with it."""
         me = self.nodes.of.get(mid)
         if me is None:
             return
-        for e in list(self.incident[me] or ()):
-            self._drop_edge(e)
+        for r in list(self.incident[me] or ()):
+            self._drop_edge(r)
         self.incident[me] = None
         self.nodes.release(mid)
 
@@ -144,22 +173,31 @@ class Adjacency:
         """``walk_edges`` in process: from each (id, activation), the memories next to it
         whose edge weight w (ASSOC lazily decayed) keeps activation x w at or above
         ``stop``; at most ``fanout`` edges of a memory, its strongest (the engine reads the
-        first it finds)."""
+        first it finds; here ties go to the edge listed first)."""
         out: list[Step] = []
+        liquid, fixed = self.liquid, self.fixed
         for mid, act in frontier:
             me = self.nodes.of.get(mid)
             held = None if me is None else self.incident[me]
             if not held:
                 continue
-            es = np.frombuffer(held, np.uint32).astype(np.intp)
-            es = es[self.kind[es] != ENTITY]
-            kind = self.kind[es]
-            w = self._weights(es, kind, now, decay, next_w, derived_w)
-            if len(es) > fanout:
-                keep = np.lexsort((es, -w))[:fanout]
-                es, kind, w = es[keep], kind[keep], w[keep]
+            refs = np.frombuffer(held, np.int32).astype(np.intp)
+            lq = refs >= 0
+            fx, es, fs = ~lq, refs[lq], ~refs[~lq]
+            kind = np.full(len(refs), _KIND["ASSOC"], np.int8)
+            kind[fx] = fixed.kind[fs]
+            a, b = np.empty(len(refs), np.int32), np.empty(len(refs), np.int32)
+            a[lq], a[fx], b[lq], b[fx] = liquid.a[es], fixed.a[fs], liquid.b[es], fixed.b[fs]
+            w = np.empty(len(refs))
+            w[lq] = self._weights(es, now, decay)
+            w[kind == _KIND["NEXT"]] = next_w
+            w[kind == _KIND["DERIVED_FROM"]] = derived_w
+            walked = np.flatnonzero(kind != ENTITY)  # in the order the node lists them
+            if len(walked) > fanout:  # the strongest, ties to the edge listed first
+                walked = walked[np.lexsort((walked, -w[walked]))[:fanout]]
+            kind, w, a, b = kind[walked], w[walked], a[walked], b[walked]
             ok = act * w >= stop
-            others = np.where(self.a[es] == me, self.b[es], self.a[es])
+            others = np.where(a == me, b, a)
             for you, k, weight in zip(others[ok].tolist(), kind[ok].tolist(), w[ok].tolist(),
                                       strict=True):  # fmt: skip
                 out.append((mid, self.nodes.ids[you], KINDS[k], weight))  # type: ignore[arg-type]
@@ -173,10 +211,10 @@ class Adjacency:
         out: list[Step] = []
         for mid, act in frontier:
             me = self.nodes.of.get(mid)
-            for e in (None if me is None else self.incident[me]) or ():
-                if self.kind[e] != ENTITY:
+            for r in (None if me is None else self.incident[me]) or ():
+                if r >= 0 or self.fixed.kind[~r] != ENTITY:
                     continue
-                ent = self._key(e, me)[0]
+                ent = self._key(r, me)[0]
                 links = self.incident[ent] or ()
                 if len(links) > max_degree:
                     continue
@@ -192,82 +230,75 @@ class Adjacency:
 
     def trim(self) -> None:
         """Let the columns' room to grow go (after a build: a read namespace grows slowly)."""
-        for name in ("a", "b", "kind", "w", "w_at", "fired_at", "permanent"):
-            setattr(self, name, getattr(self, name)[: self.count].copy())
+        self.liquid.trim()
+        self.fixed.trim()
+        self.incident = [None if held is None else held[:] for held in self.incident]
 
     # -- inside ----------------------------------------------------------------------------
-    def _weights(
-        self,
-        es: np.ndarray,
-        kind: np.ndarray,
-        now: float,
-        decay: DecayParams,
-        next_w: float,
-        derived_w: float,
-    ) -> np.ndarray:
-        """Each edge's weight now: ASSOC as ``dynamics.effective_weight`` (and walk_edges)."""
-        w = self.w[es].copy()
-        w_at = np.where(np.isnan(self.w_at[es]), now, self.w_at[es])
-        fired = self.fired_at[es]
+    def _weights(self, es: np.ndarray, now: float, decay: DecayParams) -> np.ndarray:
+        """ASSOC edges' weights now, as ``dynamics.effective_weight`` (and walk_edges)."""
+        t = self.liquid
+        w = t.w[es].copy()
+        w_at = np.where(np.isnan(t.w_at[es]), now, t.w_at[es])
+        fired = t.fired_at[es]
         held = np.where(np.isnan(fired), w_at, fired) + decay.hold
         start = np.maximum(w_at, held)
-        decays = ~self.permanent[es] & (now > start)
+        decays = ~t.permanent[es] & (now > start)
         w[decays] *= np.exp(-decay.decay * (now - start[decays]))
-        w[kind == _KIND["NEXT"]] = next_w
-        w[kind == _KIND["DERIVED_FROM"]] = derived_w
         return w
 
-    def _set(self, e: int, w: Any, w_at: Any, fired_at: Any, permanent: Any) -> None:
-        """Edge ``e``'s weight, times and permanence as the store has them (None: unset)."""
-        self.w[e] = _num(w, 0.0)
-        self.w_at[e] = _num(w_at)
-        self.fired_at[e] = _num(fired_at)
-        self.permanent[e] = bool(permanent)
+    def _set(self, r: int, w: Any, w_at: Any, fired_at: Any, permanent: Any) -> None:
+        """ASSOC edge ``r``'s weight, times and permanence as the store has them (None:
+        unset); a fixed edge has none."""
+        if r >= 0:
+            t = self.liquid
+            t.w[r], t.w_at[r] = _num(w, 0.0), _num(w_at)
+            t.fired_at[r], t.permanent[r] = _num(fired_at), bool(permanent)
 
-    def _node(self, mid: str) -> int:
+    def node(self, mid: str) -> int:
+        """The number of node ``mid`` (a memory or an entity), made if new."""
         at = self.nodes.get(mid)
         while at >= len(self.incident):
             self.incident.append(None)
         return at
 
     def _find(self, a: str, b: str, kind: str) -> int | None:
-        """The number of the edge of ``kind`` between ``a`` and ``b``, if held."""
+        """The reference of the edge of ``kind`` between ``a`` and ``b``, if held."""
         me, you = self.nodes.of.get(a), self.nodes.of.get(b)
         if me is None or you is None:
             return None
         want = (you, _KIND[kind])
-        return next((e for e in self.incident[me] or () if self._key(e, me) == want), None)
+        return next((r for r in self.incident[me] or () if self._key(r, me) == want), None)
 
-    def _key(self, e: int, me: int) -> tuple[int, int]:
-        other = int(self.b[e]) if self.a[e] == me else int(self.a[e])
-        return other, int(self.kind[e])
+    def _key(self, r: int, me: int) -> tuple[int, int]:
+        """(the other end, the kind) of edge ``r`` of node ``me``."""
+        if r >= 0:
+            t, e, kind = self.liquid, r, _KIND["ASSOC"]
+        else:
+            t, e = self.fixed, ~r
+            kind = int(t.kind[e])
+        return (int(t.b[e]) if t.a[e] == me else int(t.a[e])), kind
 
     def _new_edge(self, me: int, you: int, kind: int) -> int:
-        if self.free:
-            e = self.free.pop()
+        if kind == _KIND["ASSOC"]:
+            r = self.liquid.new(me, you)
         else:
-            e = self.count
-            self.count += 1
-            if e >= len(self.a):  # grow by half again
-                size = max(64, e + e // 2)
-                for name in ("a", "b", "kind", "w", "w_at", "fired_at", "permanent"):
-                    old = getattr(self, name)
-                    grown = np.zeros(size, old.dtype)
-                    grown[: len(old)] = old
-                    setattr(self, name, grown)
-        self.a[e], self.b[e], self.kind[e] = me, you, kind
+            e = self.fixed.new(me, you)
+            self.fixed.kind[e] = kind
+            r = ~e
         for end in (me, you):
             if self.incident[end] is None:
-                self.incident[end] = array("I")
-            self.incident[end].append(e)  # type: ignore[union-attr]
-        return e
+                self.incident[end] = array("i")
+            self.incident[end].append(r)  # type: ignore[union-attr]
+        return r
 
-    def _drop_edge(self, e: int) -> None:
-        for end in (int(self.a[e]), int(self.b[e])):
+    def _drop_edge(self, r: int) -> None:
+        t, e = (self.liquid, r) if r >= 0 else (self.fixed, ~r)
+        for end in (int(t.a[e]), int(t.b[e])):
             held = self.incident[end]
-            if held is not None and e in held:
-                held.remove(e)
-        self.free.append(e)
+            if held is not None and r in held:
+                held.remove(r)
+        t.free.append(e)
 
 
 def _num(value: Any, default: float = math.nan) -> float:

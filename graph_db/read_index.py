@@ -44,6 +44,7 @@ import functools
 import hashlib
 import logging
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import InitVar, dataclass, field
@@ -223,10 +224,15 @@ class _Space:
     #: the HNSW search's breadth: handed to the blocks, which search by them
     exact_below: InitVar[int] = 20_000
     ef: InitVar[int] = 256
-    #: id -> (label, row in the label's block, sentence views, in-context views, its recall
-    #: vectors as stored: float16, vecpack.unpack_rows' array as bytes, a third of an
-    #: array's header; one dict, not two: ~50 bytes a memory)
-    at: dict[str, tuple[str, int, int, int, bytes]] = field(default_factory=dict)
+    #: by a memory's number (its node's in ``adjacency``, as the rows are): the block its
+    #: own vector is in (1 + its label's place in LABELS; 0: none) and its row there, its
+    #: sentence and in-context views, and its recall vectors as stored (float16,
+    #: vecpack.unpack_rows' array as bytes, a third of an array's header)
+    in_block: bytearray = field(default_factory=bytearray)
+    block_row: array = field(default_factory=lambda: array("i"))
+    views: array = field(default_factory=lambda: array("i"))
+    ctx: bytearray = field(default_factory=bytearray)
+    packed: list[bytes | None] = field(default_factory=list)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
     rows: RowTable = field(default_factory=RowTable)
@@ -265,8 +271,8 @@ class _Space:
         # one string for the id in every part (an edge to it may have come first, ~85 bytes)
         mid, label = self.adjacency.nodes.same(record["id"]), record["label"]
         self.put_terms(mid, label, record["terms"])
-        self.rows.put(mid, label, record["row"])
         self.adjacency.set_memory(mid, record["edges"], record["entities"])
+        self.rows.put(self.number(mid), label, record["row"])  # type: ignore[arg-type]
         return mid
 
     def put_terms(self, mid: str, label: str, terms: str | None) -> None:
@@ -280,36 +286,80 @@ class _Space:
             self._drop_vectors(mid)
             return
         rows, n, c = unpack_rows(packed, self.dim, np.float16)
-        held = self.at.get(mid)
-        if held is not None and held[0] != label:
+        at = self._numbered(mid, label)
+        block = LABELS.index(label) + 1
+        if self.in_block[at] not in (0, block):  # it changed label: out of the other block
             self._drop_vectors(mid)
-            held = None
-        row = self.blocks[label].put(held[1] if held else None, mid, rows[0])
-        self.at[mid] = (label, row, n, c, rows.tobytes())
+        kept = self.block_row[at] if self.in_block[at] else None
+        self.block_row[at] = self.blocks[label].put(kept, mid, rows[0])
+        self.in_block[at], self.views[at], self.ctx[at] = block, n, c
+        self.packed[at] = rows.tobytes()
+
+    def set_row(self, mid: str, key: str, value: float | None) -> None:
+        """One of the times or the importance of ``mid``'s row, if held."""
+        at = self.number(mid)
+        if at is not None:
+            self.rows.set(at, key, value)
 
     def drop(self, mid: str) -> None:
         self._drop_vectors(mid)
-        self.rows.drop(mid)
-        self.adjacency.drop(mid)
+        at = self.number(mid)
+        if at is not None:
+            self.rows.drop(at)
         for lexicon in self.lexicons.values():
             lexicon.drop(mid)
+        self.adjacency.drop(mid)  # last: its number goes with its node
+
+    def number(self, mid: str) -> int | None:
+        """``mid``'s number in this namespace: its node's in ``adjacency``, which every
+        memory held has (one id -> number map for every part, not one a part)."""
+        return self.adjacency.nodes.of.get(mid)
+
+    def _numbered(self, mid: str, label: str) -> int:
+        """``mid``'s number, and a row, when its vectors come first (a commit applies its
+        writes before its records), the vector columns grown to hold it."""
+        at = self.number(mid)
+        if at is None or self.rows.label(at) is None:
+            at = self.adjacency.node(mid)
+            self.rows.put(at, label, {})
+        grow = at + 1 - len(self.packed)
+        if grow > 0:
+            self.in_block.extend(bytes(grow))
+            self.block_row.extend([0] * grow)
+            self.views.extend([0] * grow)
+            self.ctx.extend(bytes(grow))
+            self.packed.extend([None] * grow)
+        return at
 
     def _drop_vectors(self, mid: str) -> None:
-        held = self.at.pop(mid, None)
-        if held is not None:
-            self.blocks[held[0]].drop(held[1])
+        at = self.number(mid)
+        if at is not None and at < len(self.packed) and self.in_block[at]:
+            self.blocks[LABELS[self.in_block[at] - 1]].drop(self.block_row[at])
+            self.in_block[at], self.packed[at] = 0, None
+
+    def held_vectors(self, ids: list[str]) -> list[tuple[str, int, int, bytes]]:
+        """(id, sentence views, in-context views, recall vectors as stored) of those of
+        ``ids`` held with vectors."""
+        out = []
+        for mid in ids:
+            at = self.number(mid)
+            if at is not None and at < len(self.packed) and (packed := self.packed[at]):
+                out.append((mid, self.views[at], self.ctx[at], packed))
+        return out
 
     def label_of(self, mid: str) -> str | None:
-        at = self.rows.slot.get(mid)
-        return None if at is None else self.rows.labels[at]
+        at = self.number(mid)
+        return None if at is None else self.rows.label(at)
 
     def rows_of(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The rows, as ``recall_rows`` gives them, of those of ``ids`` held."""
-        terms = []
+        held = []
         for mid in ids:
-            label = self.label_of(mid)
-            terms.append(None if label is None else self.lexicons[label].terms(mid))
-        return self.rows.rows(ids, terms)
+            at = self.number(mid)
+            label = None if at is None else self.rows.label(at)
+            if label is not None:
+                held.append((mid, at, self.lexicons[label].terms(mid)))
+        return self.rows.rows(held)  # type: ignore[arg-type]
 
     def size(self) -> int:
         """Memories held (each has a row; nearly all have vectors and terms)."""
@@ -318,7 +368,7 @@ class _Space:
     def vector_bytes(self) -> int:
         """What the vectors take (the own-vector matrices and each memory's views)."""
         own = sum(b.own.nbytes for b in self.blocks.values())
-        return own + sum(len(held[4]) for held in self.at.values())
+        return own + sum(len(packed) for packed in self.packed if packed)
 
 
 class ReadIndex:
@@ -432,14 +482,14 @@ class ReadIndex:
         if space is None:
             return {}
         with space.lock:
-            held = [(mid, at) for mid in ids if (at := space.at.get(mid)) is not None]
+            held = space.held_vectors(ids)
         if not held:
             return {}
         # decoded in one take (a recall asks for hundreds), each memory's rows a view of it
-        every = np.frombuffer(b"".join(at[4] for _, at in held), np.float16)
+        every = np.frombuffer(b"".join(packed for *_, packed in held), np.float16)
         every = every.reshape(-1, self.dim).astype(np.float32)
         out, start = {}, 0
-        for mid, (_, _, n, c, _) in held:
+        for mid, n, c, _ in held:
             out[mid] = as_dict(every[start : start + 1 + n + c], n, c)
             start += 1 + n + c
         return out
@@ -640,7 +690,8 @@ def layout() -> str:
     that hold other attributes (another MAGS) is read whole instead of loaded."""
     space = _Space((None, None), 4)
     parts = [space, space.blocks["Episode"], space.lexicons["Episode"], space.rows,
-             space.adjacency, space.adjacency.nodes]  # fmt: skip
+             space.adjacency, space.adjacency.nodes, space.adjacency.liquid,
+             space.adjacency.fixed]  # fmt: skip
     names = [f"{type(p).__name__}:{','.join(sorted(vars(p)))}" for p in parts]
     return hashlib.sha256(";".join(names).encode()).hexdigest()[:16]
 
@@ -661,7 +712,7 @@ def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
     the rest comes with the commit's records."""
     if name == "memory_touch":  # as memory_touch.cypher sets it
         for mid in params["ids"]:
-            space.rows.set(mid, "last_access", params["now"])
+            space.set_row(mid, "last_access", params["now"])
     elif name == "hebbian_update":  # as hebbian_update.cypher sets the edges it returns
         now = params["now"]
         for r in params["returned"]:
@@ -669,7 +720,7 @@ def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
     elif name == "memory_vitals":
         for r in params["returned"]:
             for mid, importance in r["importance"]:
-                space.rows.set(mid, "importance", importance)
+                space.set_row(mid, "importance", importance)
     elif name == "edges_prune":
         for r in params["returned"]:
             for a, b in (pair for pairs in r["dead_pairs"] for pair in pairs):

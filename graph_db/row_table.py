@@ -22,34 +22,38 @@ _ASKED = (False, True, None)
 
 
 class RowTable:
-    """The rows of one namespace's memories, by id (see the module doc)."""
+    """The rows of one namespace's memories, by the memory's number in the namespace (its
+    node's in ``graph_db.adjacency``: one id -> number map for the index, not one a part;
+    see the module doc)."""
 
     def __init__(self) -> None:
-        self.slot: dict[str, int] = {}
-        self.free: list[int] = []
+        self.held = 0
         self.floats = np.full((0, len(FLOATS)), np.nan)
         self.asks = bytearray()
-        self.labels: list[str | None] = []
+        self.labels: list[str | None] = []  # None: no row at that number
         self.speakers: list[str | None] = []
-        self.facts: dict[str, tuple[Any, ...]] = {}  # id -> FACT_KEYS' values, when any is set
+        self.facts: dict[int, tuple[Any, ...]] = {}  # FACT_KEYS' values, when any is set
 
     def __len__(self) -> int:
-        return len(self.slot)
+        return self.held
 
-    def put(self, mid: str, label: str, row: dict[str, Any]) -> None:
-        """Hold ``row`` (as ``recall_rows`` gives it) for memory ``mid`` of ``label``."""
-        at = self.slot.get(mid)
-        if at is None:
-            at = self.free.pop() if self.free else len(self.labels)
-            self.slot[mid] = at
-            if at == len(self.labels):
-                self.labels.append(None)
-                self.speakers.append(None)
-                self.asks.append(2)
-            if at >= len(self.floats):  # grow by half again
-                grown = np.full((max(64, at + at // 2), len(FLOATS)), np.nan)
-                grown[: len(self.floats)] = self.floats
-                self.floats = grown
+    def label(self, at: int) -> str | None:
+        """The label of the memory at ``at``; None when no row is held there."""
+        return self.labels[at] if at < len(self.labels) else None
+
+    def put(self, at: int, label: str, row: dict[str, Any]) -> None:
+        """Hold ``row`` (as ``recall_rows`` gives it) for the memory at ``at`` of ``label``."""
+        if at >= len(self.labels):
+            grow = at + 1 - len(self.labels)
+            self.labels.extend([None] * grow)
+            self.speakers.extend([None] * grow)
+            self.asks.extend(bytes([2]) * grow)
+        if at >= len(self.floats):  # grow by half again
+            grown = np.full((max(64, at + at // 2), len(FLOATS)), np.nan)
+            grown[: len(self.floats)] = self.floats
+            self.floats = grown
+        if self.labels[at] is None:
+            self.held += 1
         self.floats[at] = [_float(row.get(k)) for k in FLOATS]
         self.asks[at] = _ASKS.get(row.get("asks"), 1)
         self.labels[at] = label
@@ -57,38 +61,33 @@ class RowTable:
         self.speakers[at] = sys.intern(speaker) if isinstance(speaker, str) else speaker
         extra = tuple(row.get(k) for k in FACT_KEYS)
         if any(v is not None for v in extra):
-            self.facts[mid] = tuple(sys.intern(v) if isinstance(v, str) else v for v in extra)
+            self.facts[at] = tuple(sys.intern(v) if isinstance(v, str) else v for v in extra)
         else:
-            self.facts.pop(mid, None)
+            self.facts.pop(at, None)
 
-    def set(self, mid: str, key: str, value: float | None) -> None:
-        """One of the times or the importance (``FLOATS``) of ``mid``, if held."""
-        at = self.slot.get(mid)
-        if at is not None:
+    def set(self, at: int, key: str, value: float | None) -> None:
+        """One of the times or the importance (``FLOATS``) of the memory at ``at``."""
+        if self.label(at) is not None:
             self.floats[at, FLOATS.index(key)] = _float(value)
 
-    def drop(self, mid: str) -> None:
-        at = self.slot.pop(mid, None)
-        if at is not None:
+    def drop(self, at: int) -> None:
+        if self.label(at) is not None:
             self.labels[at] = self.speakers[at] = None
-            self.free.append(at)
-            self.facts.pop(mid, None)
+            self.facts.pop(at, None)
+            self.held -= 1
 
-    def rows(self, mids: list[str], terms: list[str | None]) -> dict[str, dict[str, Any]]:
-        """The rows of those of ``mids`` held (each with its ``terms``), the float columns
-        read in one take (a recall asks for hundreds)."""
-        held = [
-            (i, mid, at) for i, mid in enumerate(mids) if (at := self.slot.get(mid)) is not None
-        ]
-        floats = self.floats[[at for _, _, at in held]].tolist()
+    def rows(self, held: list[tuple[str, int, str | None]]) -> dict[str, dict[str, Any]]:
+        """The rows of ``held`` (id, number, terms; each with a row), the float columns read
+        in one take (a recall asks for hundreds)."""
+        floats = self.floats[[at for _, at, _ in held]].tolist()
         none = (None,) * len(FACT_KEYS)
         out: dict[str, dict[str, Any]] = {}
-        for (i, mid, at), values in zip(held, floats, strict=True):
+        for (mid, at, terms), values in zip(held, floats, strict=True):
             row = {k: None if v != v else v for k, v in zip(FLOATS, values, strict=True)}  # NaN
-            row.update(zip(FACT_KEYS, self.facts.get(mid, none), strict=True))
+            row.update(zip(FACT_KEYS, self.facts.get(at, none), strict=True))
             row["speaker"] = self.speakers[at]
             row["asks"] = _ASKED[self.asks[at]]
-            row["terms"] = terms[i]
+            row["terms"] = terms
             row["label"] = self.labels[at]
             out[mid] = row
         return out
