@@ -15,7 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationDisabledClassification
+from neo4j import (
+    READ_ACCESS,
+    WRITE_ACCESS,
+    Driver,
+    GraphDatabase,
+    ManagedTransaction,
+    NotificationDisabledClassification,
+    Result,
+)
 from neo4j.exceptions import (
     AuthError,
     ConfigurationError,
@@ -23,6 +31,7 @@ from neo4j.exceptions import (
     DriverError,
     Neo4jError,
     ServiceUnavailable,
+    SessionExpired,
     TransientError,
 )
 
@@ -155,11 +164,14 @@ class Tx:
         return out
 
     def _run(self, name: str, params: dict[str, Any]) -> Rows:
-        # records are tuples: zipped with the keys, not .data() (queries return plain
-        # values and maps, and .data() walks each value; a third of a recall's client time)
-        result = self._tx.run(cypher.query(name, self._dialect.name), params)
-        keys = result.keys()
-        return [dict(zip(keys, tuple.__iter__(r), strict=True)) for r in result]
+        return _rows(self._tx.run(cypher.query(name, self._dialect.name), params))
+
+
+def _rows(result: Result) -> Rows:
+    """A result's records as dicts: zipped with the keys, not .data() (queries return plain
+    values and maps, and .data() walks each value; a third of a recall's client time)."""
+    keys = result.keys()
+    return [dict(zip(keys, tuple.__iter__(r), strict=True)) for r in result]
 
 
 class _RollBack(Exception):
@@ -311,8 +323,12 @@ class GraphBackend:
 
     # -- queries ------------------------------------------------------------------
     def read(self, name: str, **params: Any) -> Rows:
-        """Run read query ``name`` in a managed read transaction."""
-        return self._execute(False, lambda tx: tx.run(name, **params))
+        """Run read query ``name``: as one auto-commit query (a round trip fewer than a
+        transaction, and one query reads one state), again in a managed read transaction,
+        which the driver retries, when that meets a transient error or an expired session."""
+        rows = params.get("rows")
+        single = (name, params) if not isinstance(rows, list) or len(rows) <= 1 else None
+        return self._execute(False, lambda tx: tx.run(name, **params), single)
 
     def write(self, name: str, **params: Any) -> Rows:
         """Run write query ``name`` in its own managed write transaction."""
@@ -342,19 +358,21 @@ class GraphBackend:
             return done[-1]
         raise AssertionError("unreachable")
 
-    def _execute(self, write: bool, work: Callable[[Tx], T]) -> T:
+    def _execute(
+        self, write: bool, work: Callable[[Tx], T], single: tuple[str, dict] | None = None
+    ) -> T:
         try:
             with self._write_lock if write else contextlib.nullcontext():
                 driver = self.driver
                 try:
-                    return self._attempts(driver, write, work)
+                    return self._attempts(driver, write, work, single)
                 except ServiceUnavailable:
                     if self._reconnect is None:
                         raise
                     # the engine stopped or was killed: start or join it again, once (a
                     # transaction that did not commit is run again; one that did would
                     # meet its own ids and fail clearly)
-                    return self._attempts(self._renewed(driver), write, work)
+                    return self._attempts(self._renewed(driver), write, work, single)
         except ConstraintError as e:
             raise InvalidInputError(
                 f"the write conflicts with a stored memory ({e.message}); ids must be unique: "
@@ -378,10 +396,24 @@ class GraphBackend:
                 "check the engine's log (the embedded one's is in MAGS_HOME/logs)."
             ) from e
 
-    def _attempts(self, driver: Driver, write: bool, work: Callable[[Tx], T]) -> T:
+    def _attempts(
+        self,
+        driver: Driver,
+        write: bool,
+        work: Callable[[Tx], T],
+        single: tuple[str, dict] | None = None,
+    ) -> T:
+        """``work`` in a managed transaction (``single``: a read query, run alone first)."""
         for attempt in range(RACE_RETRIES + 1):
             try:
-                with driver.session(database=self.database) as session:
+                mode = WRITE_ACCESS if write else READ_ACCESS
+                with driver.session(database=self.database, default_access_mode=mode) as session:
+                    if single is not None:
+                        try:
+                            return _rows(session.run(cypher.query(single[0], self.dialect.name),
+                                                     single[1]))  # type: ignore[return-value]  # fmt: skip
+                        except (TransientError, SessionExpired):
+                            log.info("a read met a transient error: again, with retries")
                     if not write:
                         return session.execute_read(lambda tx: work(Tx(tx, self.dialect)))
                     done: list[Commit] = []
