@@ -2,7 +2,9 @@
 
 Queries are named (files of the Cypher library) and always run with
 parameters, inside managed transactions that the driver retries on transient
-errors. A batch is one transaction: all of it is stored, or none.
+errors; a read of one query runs alone first (auto-commit: a round trip fewer),
+in a managed transaction when that meets a transient error. A batch is one
+transaction: all of it is stored, or none.
 """
 
 from __future__ import annotations
