@@ -272,7 +272,7 @@ class _Space:
         mid, label = self.adjacency.nodes.same(record["id"]), record["label"]
         self.put_terms(mid, label, record["terms"])
         self.adjacency.set_memory(mid, record["edges"], record["entities"])
-        self.rows.put(self.number(mid), label, record["row"])  # type: ignore[arg-type]
+        self.rows.put(self.adjacency.node(mid), label, record["row"])
         return mid
 
     def put_terms(self, mid: str, label: str, terms: str | None) -> None:
@@ -353,13 +353,12 @@ class _Space:
 
     def rows_of(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The rows, as ``recall_rows`` gives them, of those of ``ids`` held."""
-        held = []
+        held: list[tuple[str, int, str | None]] = []
         for mid in ids:
             at = self.number(mid)
-            label = None if at is None else self.rows.label(at)
-            if label is not None:
+            if at is not None and (label := self.rows.label(at)) is not None:
                 held.append((mid, at, self.lexicons[label].terms(mid)))
-        return self.rows.rows(held)  # type: ignore[arg-type]
+        return self.rows.rows(held)
 
     def size(self) -> int:
         """Memories held (each has a row; nearly all have vectors and terms)."""
