@@ -331,21 +331,22 @@ class _Space:
             self.packed.extend([None] * grow)
         return at
 
-    def _drop_vectors(self, mid: str) -> None:
+    def _with_vectors(self, mid: str) -> int | None:
+        """``mid``'s number when its vectors are held."""
         at = self.number(mid)
-        if at is not None and at < len(self.packed) and self.in_block[at]:
+        return at if at is not None and at < len(self.packed) and self.in_block[at] else None
+
+    def _drop_vectors(self, mid: str) -> None:
+        at = self._with_vectors(mid)
+        if at is not None:
             self.blocks[LABELS[self.in_block[at] - 1]].drop(self.block_row[at])
             self.in_block[at], self.packed[at] = 0, None
 
     def held_vectors(self, ids: list[str]) -> list[tuple[str, int, int, bytes]]:
         """(id, sentence views, in-context views, recall vectors as stored) of those of
         ``ids`` held with vectors."""
-        out = []
-        for mid in ids:
-            at = self.number(mid)
-            if at is not None and at < len(self.packed) and (packed := self.packed[at]):
-                out.append((mid, self.views[at], self.ctx[at], packed))
-        return out
+        held = [(mid, at) for mid in ids if (at := self._with_vectors(mid)) is not None]
+        return [(mid, self.views[at], self.ctx[at], self.packed[at] or b"") for mid, at in held]
 
     def label_of(self, mid: str) -> str | None:
         at = self.number(mid)
