@@ -174,34 +174,40 @@ class Adjacency:
         whose edge weight w (ASSOC lazily decayed) keeps activation x w at or above
         ``stop``; at most ``fanout`` edges of a memory, its strongest (the engine reads the
         first it finds; here ties go to the edge listed first)."""
-        out: list[Step] = []
+        of, incident = self.nodes.of, self.incident
+        held = [(i, me) for i, (mid, _) in enumerate(frontier)
+                if (me := of.get(mid)) is not None and incident[me]]  # fmt: skip
+        if not held:
+            return []
+        # every edge of the frontier at once; ``seg``: whose (an index into ``held``)
+        lists = [np.frombuffer(incident[me], np.int32) for _, me in held]  # type: ignore[arg-type]
+        refs = np.concatenate(lists).astype(np.intp)
+        seg = np.repeat(np.arange(len(held)), [len(r) for r in lists])
         liquid, fixed = self.liquid, self.fixed
-        for mid, act in frontier:
-            me = self.nodes.of.get(mid)
-            held = None if me is None else self.incident[me]
-            if not held:
-                continue
-            refs = np.frombuffer(held, np.int32).astype(np.intp)
-            lq = refs >= 0
-            fx, es, fs = ~lq, refs[lq], ~refs[~lq]
-            kind = np.full(len(refs), _KIND["ASSOC"], np.int8)
-            kind[fx] = fixed.kind[fs]
-            a, b = np.empty(len(refs), np.int32), np.empty(len(refs), np.int32)
-            a[lq], a[fx], b[lq], b[fx] = liquid.a[es], fixed.a[fs], liquid.b[es], fixed.b[fs]
-            w = np.empty(len(refs))
-            w[lq] = self._weights(es, now, decay)
-            w[kind == _KIND["NEXT"]] = next_w
-            w[kind == _KIND["DERIVED_FROM"]] = derived_w
-            walked = np.flatnonzero(kind != ENTITY)  # in the order the node lists them
-            if len(walked) > fanout:  # the strongest, ties to the edge listed first
-                walked = walked[np.lexsort((walked, -w[walked]))[:fanout]]
-            kind, w, a, b = kind[walked], w[walked], a[walked], b[walked]
-            ok = act * w >= stop
-            others = np.where(a == me, b, a)
-            for you, k, weight in zip(others[ok].tolist(), kind[ok].tolist(), w[ok].tolist(),
-                                      strict=True):  # fmt: skip
-                out.append((mid, self.nodes.ids[you], KINDS[k], weight))  # type: ignore[arg-type]
-        return out
+        lq = refs >= 0
+        fx, es, fs = ~lq, refs[lq], ~refs[~lq]
+        kind = np.full(len(refs), _KIND["ASSOC"], np.int8)
+        kind[fx] = fixed.kind[fs]
+        a, b = np.empty(len(refs), np.int32), np.empty(len(refs), np.int32)
+        a[lq], a[fx], b[lq], b[fx] = liquid.a[es], fixed.a[fs], liquid.b[es], fixed.b[fs]
+        w = np.empty(len(refs))
+        w[lq] = self._weights(es, now, decay)
+        w[kind == _KIND["NEXT"]] = next_w
+        w[kind == _KIND["DERIVED_FROM"]] = derived_w
+        walked = np.flatnonzero(kind != ENTITY)  # in the order each node lists them
+        if (np.bincount(seg[walked], minlength=len(held)) > fanout).any():
+            walked = _strongest(walked, seg[walked], w, fanout)
+        me = np.array([m for _, m in held])[seg[walked]]
+        act = np.array([frontier[i][1] for i, _ in held])[seg[walked]]
+        ok = act * w[walked] >= stop
+        walked, me = walked[ok], me[ok]
+        others = np.where(a[walked] == me, b[walked], a[walked])
+        ids, source = self.nodes.ids, [frontier[i][0] for i, _ in held]
+        return [
+            (source[s], ids[you], KINDS[k], weight)  # type: ignore[misc]
+            for s, you, k, weight in zip(seg[walked].tolist(), others.tolist(),
+                                         kind[walked].tolist(), w[walked].tolist(), strict=True)
+        ]  # fmt: skip
 
     def entity_step(
         self, frontier: list[tuple[str, float]], stop: float, max_degree: int, entity_w: float
@@ -299,6 +305,18 @@ class Adjacency:
             if held is not None and r in held:
                 held.remove(r)
         t.free.append(e)
+
+
+def _strongest(walked: np.ndarray, seg: np.ndarray, w: np.ndarray, fanout: int) -> np.ndarray:
+    """``walked`` (edge positions, each node's in listing order; ``seg``: whose) with at
+    most ``fanout`` of a node's, its strongest, ties to the edge listed first."""
+    parts = []
+    bounds = np.flatnonzero(np.diff(seg)) + 1
+    for part in np.split(walked, bounds):
+        if len(part) > fanout:
+            part = part[np.lexsort((part, -w[part]))[:fanout]]
+        parts.append(part)
+    return np.concatenate(parts)
 
 
 def _num(value: Any, default: float = math.nan) -> float:

@@ -84,7 +84,9 @@ class Lexicon:
         row = self.at.get(mid)
         if row is None:
             return None
-        return " ".join(self.names[t] for t in self.words[self.starts[row] : self.starts[row + 1]])
+        return " ".join(
+            map(self.names.__getitem__, self.words[self.starts[row] : self.starts[row + 1]])
+        )
 
     def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best memories for the query terms ``words``, best first (ties: the

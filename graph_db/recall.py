@@ -201,7 +201,8 @@ class Recaller:
         prior = _length_prior(cands, self.settings.recall_length_cap)
         z += self.settings.recall_length_prior * prior[:, None]
         when = self.settings.recall_time_weight
-        z += np.array([ground.time_boosts(c.props, when) for c in cands])
+        if when and any(ground.dates):  # else every boost is 0
+            z += np.array([ground.time_boosts(c.props, when) for c in cands])
         if ground.derived:  # a name-free query finds content; the asked one ranks first
             z[:, -ground.derived :] -= self.settings.recall_name_free_penalty
         best = z.max(axis=1)

@@ -19,6 +19,7 @@ FLOATS = ("valid_from", "valid_to", "ts", "created_at", "importance", "last_acce
 FACT_KEYS = ("subject", "predicate", "source_episode_id")
 _ASKS = {None: 2, False: 0, True: 1}
 _ASKED = (False, True, None)
+_KEYS = (*FLOATS, *FACT_KEYS, "speaker", "asks", "terms", "label")  # a row's, in order
 
 
 class RowTable:
@@ -78,18 +79,16 @@ class RowTable:
 
     def rows(self, held: list[tuple[str, int, str | None]]) -> dict[str, dict[str, Any]]:
         """The rows of ``held`` (id, number, terms; each with a row), the float columns read
-        in one take (a recall asks for hundreds)."""
-        floats = self.floats[[at for _, at, _ in held]].tolist()
+        in one take (a recall asks for hundreds; NaN read as None)."""
+        floats = self.floats[[at for _, at, _ in held]]
+        values = floats.astype(object)
+        values[np.isnan(floats)] = None
         none = (None,) * len(FACT_KEYS)
+        facts, speakers, asks, labels = self.facts, self.speakers, self.asks, self.labels
         out: dict[str, dict[str, Any]] = {}
-        for (mid, at, terms), values in zip(held, floats, strict=True):
-            row = {k: None if v != v else v for k, v in zip(FLOATS, values, strict=True)}  # NaN
-            row.update(zip(FACT_KEYS, self.facts.get(at, none), strict=True))
-            row["speaker"] = self.speakers[at]
-            row["asks"] = _ASKED[self.asks[at]]
-            row["terms"] = terms
-            row["label"] = self.labels[at]
-            out[mid] = row
+        for (mid, at, terms), row in zip(held, values.tolist(), strict=True):
+            rest = (speakers[at], _ASKED[asks[at]], terms, labels[at])
+            out[mid] = dict(zip(_KEYS, (*row, *facts.get(at, none), *rest), strict=True))
         return out
 
     def trim(self) -> None:
