@@ -439,10 +439,11 @@ class LiquidGraph:
         derived: list[str] = []  # the queries without their names (grounding.name_free)
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
+        checked = self._recaller.check(ns)  # side by side with the query's embedding
         qv = self._engram.embed([*queries, *derived])
         results, anchors = self._recaller.recall(
             ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived), asker,
-            floor,
+            floor, checked,
         )  # fmt: skip
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from graph_db.backends import GraphBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
 from graph_db.models import Memory, Recalled, Step
+from graph_db.read_index import Stamp
 from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import fulltext_query, terms
@@ -96,10 +97,23 @@ class Recaller:
         return Recaller(self.backend, self.searcher, settings, self._pool)
 
     # -- 1. candidates ---------------------------------------------------------------
+    def check(self, ns: str) -> Future[Stamp] | None:
+        """The read index's version check of ``ns`` (None: no index), started now on the
+        recall's threads: the caller embeds the query meanwhile and hands it to ``recall``."""
+        index = self.searcher.index
+        return None if index is None else self._pool.submit(index.version, self.backend.read, ns)
+
     def candidates(
-        self, ns: str, queries: list[str], qv: np.ndarray, labels: list[str], lexical: bool
+        self,
+        ns: str,
+        queries: list[str],
+        qv: np.ndarray,
+        labels: list[str],
+        lexical: bool,
+        checked: Future[Stamp] | None = None,
     ) -> dict[str, Candidate]:
-        """Candidates by id, from the vector index and (if ``lexical``) full-text search."""
+        """Candidates by id, from the vector index and (if ``lexical``) full-text search;
+        ``checked``: the read index's version check (``check``), else it is read here."""
         run, kp = self.backend.read, self.settings.recall_candidates
         index = self.searcher.index
         in_process = self.searcher.fulltext_index is not None
@@ -115,7 +129,8 @@ class Recaller:
         if index is not None:  # in process, here: one version check, array sums a label
             lang = self.settings.stem_language
             words = [fulltext_query(q, lang).split() for q in queries] if in_process else []
-            near, text = index.find(run, ns, labels, kp, qv, words if lexical else None)
+            stamp = checked.result() if checked is not None else None
+            near, text = index.find(run, ns, labels, kp, qv, words if lexical else None, stamp)
             found = [(Found(i, label, c), "vector") for label in labels for q in near[label]
                      for i, c in q]  # fmt: skip
             for label in labels:
@@ -413,15 +428,16 @@ class Recaller:
         derived: int = 0,
         asker: str | None = None,
         min_similarity: float | None = None,
+        checked: Future[Stamp] | None = None,
     ) -> tuple[list[Recalled], list[str]]:
         """The top ``k`` memories, and the ids of the anchors (for co-firing). The last
         ``derived`` queries were derived from the others (``grounding.name_free``);
         ``asker``: who asks (``Grounding.of``); ``min_similarity``: the least similarity of a
-        memory or of the anchor the walk reached it from."""
+        memory or of the anchor the walk reached it from; ``checked``: see ``candidates``."""
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
-        cands = self.candidates(ns, queries, qv, labels, lexical=(mode == "walk"))
+        cands = self.candidates(ns, queries, qv, labels, (mode == "walk"), checked)
         keep = [c for c in cands.values() if visible(c.props, as_of, history)]
         hidden = [c for c in cands.values() if not visible(c.props, as_of, history)]
         if mode == "vector":

@@ -13,6 +13,7 @@ import contextlib
 import logging
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -205,10 +206,11 @@ def _versioned(
     dialect: Dialect,
     work: Callable[[Tx], T],
     done: list[Commit],
+    committing: Callable[[Commit], None],
 ) -> T:
     """``work`` in ``tx``, then the version bump of each namespace its versioned writes
     touched, in the same transaction (a retried attempt starts over: ``done`` keeps the
-    last)."""
+    last); ``committing`` is told before the commit."""
     t = Tx(tx, dialect)
     out = work(t)
     commit = Commit({}, t.versioned)
@@ -223,6 +225,7 @@ def _versioned(
         if rows and read_back:  # as they are now, for this process's index
             commit.records[ns] = t.run("index_records", ns=ns, ids=read_back, vecs=False)
     done.append(commit)
+    committing(commit)
     return out
 
 
@@ -322,6 +325,10 @@ class GraphBackend:
         self._write_lock = threading.RLock()
         #: told after each commit that ran a versioned write (the read index)
         self.on_commit: list[Committed] = []
+        #: namespaces this process is committing a version of, until the listeners were
+        #: told (``settle``: a reader that sees the version waits for them, not the engine)
+        self._committing: Counter[str] = Counter()
+        self._settled = threading.Condition()
 
     # -- queries ------------------------------------------------------------------
     def read(self, name: str, **params: Any) -> Rows:
@@ -419,10 +426,15 @@ class GraphBackend:
                     if not write:
                         return session.execute_read(lambda tx: work(Tx(tx, self.dialect)))
                     done: list[Commit] = []
-                    out = session.execute_write(_versioned, self.dialect, work, done)
-                    if done and done[-1].writes:
-                        self._committed(done[-1])
-                    return out
+                    try:
+                        out = session.execute_write(
+                            _versioned, self.dialect, work, done, self._committing_now
+                        )
+                        if done and done[-1].writes:
+                            self._committed(done[-1])
+                        return out
+                    finally:
+                        self._told(done)
             except ConstraintError:
                 # another process created the same unique key (a namespace, a predicate)
                 # between our MERGE's look and its create: run again, the MERGE now finds
@@ -438,6 +450,29 @@ class GraphBackend:
                     raise
                 log.info("a record was gone when read (a concurrent writer's): retrying")
         raise AssertionError("unreachable")
+
+    def settle(self, ns: str, timeout: float = 5.0) -> bool:
+        """Wait until no commit of this process to ``ns`` is between the engine and the
+        listeners (at most ``timeout`` s); whether one was. A read index that finds the
+        store a version ahead waits for its own write-through instead of reading it back."""
+        with self._settled:
+            if not self._committing[ns]:
+                return False
+            self._settled.wait_for(lambda: not self._committing[ns], timeout)
+            return True
+
+    def _committing_now(self, commit: Commit) -> None:
+        with self._settled:
+            self._committing.update(commit.versions.keys())
+
+    def _told(self, done: list[Commit]) -> None:
+        """Every attempt's commit is in the engine and told, or will never be."""
+        if done:
+            with self._settled:
+                for commit in done:
+                    self._committing.subtract(commit.versions.keys())
+                self._committing += Counter()  # drop the zeros
+                self._settled.notify_all()
 
     def _committed(self, commit: Commit) -> None:
         for listener in self.on_commit:
