@@ -306,6 +306,12 @@ class GraphSettings(BaseSettings):
     cofire_anchors: int = Field(
         default=4, ge=0, description="The top anchors of a recall linked pairwise (co-firing)."
     )
+    cofire_linger_ms: float = Field(
+        default=100,
+        ge=0,
+        description="How long the background writer waits for more recalls' co-firing before "
+        "it writes them in one transaction (0: each as soon as it can).",
+    )
     hebbian_eta: float = Field(
         default=0.2, gt=0, le=1, description="eta: learning rate of w <- w + eta*u*(1-w)."
     )

@@ -116,3 +116,19 @@ def test_a_failed_co_firing_write_is_counted_not_raised_into_the_next_call(graph
     graph.flush()  # waits, does not raise
     assert plasticity.failures == failures + 1
     assert graph.add_episodes(ns, ["an unrelated write"])  # no earlier failure raised here
+
+
+def test_recalls_close_together_leave_their_traces_in_one_transaction(graph, ns):
+    """Each trace as it would be alone (every returned memory touched once a recall),
+    one version of the namespace for all of them (a transaction's fixed cost once)."""
+    ids = graph.add_episodes(ns, ["red apples", "green apples", "apple pie", "pear tart"])
+    plasticity = graph._plasticity
+    plasticity.settings = plasticity.settings.model_copy(update={"cofire_linger_ms": 60_000})
+    graph.flush()
+    version = graph.backend.read("namespace_version", ns=ns)[0]["version"]
+    counts = {m.id: m.access_count or 0 for m in graph.get_many(ns, ids)}
+    returned = [[r.id for r in graph.recall(ns, q, k=2)] for q in ("apples", "pie", "apples")]
+    graph.flush()  # cuts the linger short
+    assert graph.backend.read("namespace_version", ns=ns)[0]["version"] == version + 1
+    for m in graph.get_many(ns, ids):
+        assert (m.access_count or 0) == counts[m.id] + sum(m.id in r for r in returned)
