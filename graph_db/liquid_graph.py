@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from graph_db.backends import GraphBackend, Tx, open_backend
+from graph_db.blas import blas_threads
 from graph_db.embeddings import Embedder, make_embedder
 from graph_db.engram import MemoryWriter, fact_text
 from graph_db.errors import (
@@ -232,7 +233,8 @@ class LiquidGraph:
         self, ns: str, episodes: Sequence[EpisodeIn | Mapping[str, Any] | str]
     ) -> list[str]:
         """Store turns/events in one transaction; returns their ids in input order."""
-        return self._engram.write_episodes(self._engram.prepare_episodes(ns, episodes))
+        with blas_threads(self.settings.blas_threads):
+            return self._engram.write_episodes(self._engram.prepare_episodes(ns, episodes))
 
     def ingest(
         self,
@@ -256,6 +258,7 @@ class LiquidGraph:
         with (
             ThreadPoolExecutor(max_workers=1) as pool,
             tqdm(total=len(items), disable=not progress, unit="turn", desc=f"ingest {ns}") as bar,
+            blas_threads(self.settings.blas_threads),  # for both threads: the limit is global
         ):
             ahead = pool.submit(self._engram.prepare_episodes, ns, batches[0]) if batches else None
             for i in range(len(batches)):
@@ -289,7 +292,8 @@ class LiquidGraph:
         importance) picks the winner; the loser is kept as history (``valid_to``, a
         SUPERSEDES edge with the reason).
         """
-        return self._engram.write_facts(ns, facts, adjudicator or self.adjudicator)
+        with blas_threads(self.settings.blas_threads):
+            return self._engram.write_facts(ns, facts, adjudicator or self.adjudicator)
 
     def add_fact(self, ns: str, subject: str, predicate: str, obj: str, **fields: Any) -> str:
         """Store one triplet; returns the id of the new, merged or rejected fact."""
@@ -441,10 +445,11 @@ class LiquidGraph:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         checked = self._recaller.check(ns)  # side by side with the query's embedding
         qv = self._engram.embed([*queries, *derived])
-        results, anchors = self._recaller.recall(
-            ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived), asker,
-            floor, checked,
-        )  # fmt: skip
+        with blas_threads(self.settings.blas_threads):
+            results, anchors = self._recaller.recall(
+                ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived),
+                asker, floor, checked,
+            )  # fmt: skip
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])
         return results

@@ -173,6 +173,13 @@ class GraphSettings(BaseSettings):
     )
 
     # --- recall ------------------------------------------------------------------
+    blas_threads: int = Field(
+        default=1,
+        ge=0,
+        description="BLAS threads while a recall or a write computes (0: the process's own "
+        "setting). One: a recall's matrix products are small, and a second thread's spinning "
+        "takes the core the engine and the embedder need (see graph_db/blas.py).",
+    )
     recall_candidates: int = Field(
         default=50,
         ge=1,
