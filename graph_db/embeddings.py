@@ -114,7 +114,8 @@ class OnnxMiniLMEmbedder:
         self.name = MINILM_HUB_ID + ":onnx-int8"
         self.dim = 384
         self.batch_size = batch_size
-        self._threads = threads or min(4, os.cpu_count() or 1)
+        #: the cores it keeps busy while it embeds (``LiquidGraph.ingest`` asks)
+        self.threads = threads or min(4, os.cpu_count() or 1)
         self._session = None  # loaded at the first embedding: a command that reads the
         self._load_lock = Lock()  # store without searching it starts without the model
 
@@ -124,7 +125,7 @@ class OnnxMiniLMEmbedder:
         from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self._threads
+        options.intra_op_num_threads = self.threads
         # no busy-waiting between runs: on 2 cores the spinning threads took a core from
         # the recall around a query's embedding (100k recall p50 48-60 -> 34 ms with fresh
         # queries); bulk throughput is the same either way
@@ -173,6 +174,7 @@ class CachedEmbedder:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
+        self.threads: int = getattr(inner, "threads", 0)  # 0: not known (a remote model)
         self._size = size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = Lock()
