@@ -616,8 +616,11 @@ class LiquidGraph:
     def stats(self, ns: str, *, weights: bool = False) -> dict[str, Any]:
         """Counts of nodes per label and edges per type (with mean weight) in ``ns``; with
         ``weights``, also its liquid edges by weight now (ten bins of 0.1: it reads every
-        liquid edge, so only who draws the distribution asks for it)."""
+        liquid edge, so only who draws the distribution asks for it). The traces of the
+        recalls that returned before it are counted (written first, not left to the linger).
+        """
         ns = self._require_ns(ns)
+        self._plasticity.flush()
         nodes = {"Episode": 0, "Fact": 0, "Entity": 0}  # engines differ on empty counts
         nodes |= {r["label"]: r["count"] for r in self.backend.read("stats_nodes", ns=ns)}
         edges = {
