@@ -572,7 +572,7 @@ class ReadIndex:
         since = space.stamp[1] or 0
 
         def read(tx: Any) -> tuple[Stamp, list[str] | None, list[dict[str, Any]]]:
-            stamp = _stamp(tx.run("namespace_version", ns=ns))
+            stamp = self.version(tx.run, ns)
             if stamp[0] != space.stamp[0] or not 0 < (stamp[1] or 0) - since <= CHANGES_KEPT:
                 return stamp, None, []
             keys = [change_key(stamp[0], v) for v in range(since + 1, stamp[1] + 1)]  # type: ignore[arg-type, operator]
@@ -609,7 +609,7 @@ class ReadIndex:
         """Read ``ns`` whole, with its version, in one read transaction."""
 
         def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]]]:
-            return _stamp(tx.run("namespace_version", ns=ns)), tx.run("index_memories", ns=ns)
+            return self.version(tx.run, ns), tx.run("index_memories", ns=ns)
 
         stamp, rows = self.backend.read_tx(read)
         space = _Space(stamp, self.dim, self.exact_below, self.ef)
