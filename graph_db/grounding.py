@@ -66,6 +66,10 @@ class Grounding:
         t = props.get("ts")
         if t is None:  # a fact: when it became true
             t = props.get("valid_from")
+        return self.time_boosts_at(t, weight)
+
+    def time_boosts_at(self, t: float | None, weight: float) -> list[float]:
+        """``time_boosts`` of a memory of time ``t`` (None: it has none)."""
         return [
             weight * max(math.exp(-abs(t - d) / spread) for d, spread in dates)
             if weight and dates and t is not None

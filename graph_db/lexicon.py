@@ -88,6 +88,14 @@ class Lexicon:
             map(self.names.__getitem__, self.words[self.starts[row] : self.starts[row + 1]])
         )
 
+    def term_ids(self, mid: str) -> tuple[bytes | None, int]:
+        """``mid``'s terms as term ids (uint32 bytes; None: not held) and how many."""
+        row = self.at.get(mid)
+        if row is None:
+            return None, 0
+        start, end = self.starts[row], self.starts[row + 1]
+        return memoryview(self.words)[start:end].tobytes(), end - start
+
     def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best memories for the query terms ``words``, best first (ties: the
         earlier written first)."""

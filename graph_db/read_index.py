@@ -57,6 +57,7 @@ from graph_db import index_file
 from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
+from graph_db.columns import Columns
 from graph_db.lexicon import Lexicon
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
@@ -361,6 +362,47 @@ class _Space:
                 held.append((mid, at, self.lexicons[label].terms(mid)))
         return self.rows.rows(held)
 
+    def columns(self, ids: list[str]) -> tuple[Columns, list[str]]:
+        """Those of ``ids`` held, in columns (``graph_db.columns``; a turn's terms as its
+        lexicon's ids, a fact's left out: only turns are compared by them), and the others."""
+        held: list[tuple[str, int]] = []
+        missing: list[str] = []
+        labels = self.rows.labels
+        for mid in ids:
+            at = self.number(mid)
+            if at is not None and at < len(labels) and labels[at] is not None:
+                held.append((mid, at))
+            else:
+                missing.append(mid)
+        ats = [at for _, at in held]
+        turns = self.lexicons["Episode"]
+        terms: list[bytes | str | None] = []
+        words: list[int] = []
+        for mid, at in held:
+            got, n = self.lexicons[labels[at]].term_ids(mid)  # type: ignore[index]
+            terms.append(got if labels[at] == "Episode" else None)
+            words.append(n or 1)
+        zero = np.zeros(self.dim, np.float16).tobytes()
+        packed = [self.packed[at] if self.in_block[at] else None for at in ats]
+        every = np.frombuffer(b"".join(p or zero for p in packed), np.float16)
+        views = [self.views[at] if p is not None else 0 for at, p in zip(ats, packed, strict=True)]
+        ctx = [self.ctx[at] if p is not None else 0 for at, p in zip(ats, packed, strict=True)]
+        cols = Columns(
+            ids=[mid for mid, _ in held],
+            labels=[labels[at] for at in ats],  # type: ignore[misc]
+            floats=self.rows.floats[ats],
+            asks=np.frombuffer(self.rows.asks, np.uint8)[ats],
+            speakers=[self.rows.speakers[at] for at in ats],
+            facts=[self.rows.facts.get(at) for at in ats],
+            words=np.array(words, np.int64),
+            terms=terms,
+            vectors=every.reshape(-1, self.dim).astype(np.float32),
+            views=np.array(views, np.int64),
+            ctx=np.array(ctx, np.int64),
+            vocab=turns.vocab,
+        )
+        return cols, missing
+
     def size(self) -> int:
         """Memories held (each has a row; nearly all have vectors and terms)."""
         return len(self.rows)
@@ -494,6 +536,15 @@ class ReadIndex:
             out[mid] = as_dict(every[start : start + 1 + n + c], n, c)
             start += 1 + n + c
         return out
+
+    def columns(self, ns: str, ids: list[str]) -> tuple[Columns | None, list[str]]:
+        """Those of ``ids`` the index holds of ``ns``, in columns (``_Space.columns``; None:
+        ``ns`` is not held), and the others (the caller reads them)."""
+        space = self._spaces.get(ns)
+        if space is None:
+            return None, ids
+        with space.lock:
+            return space.columns(ids)
 
     def version(self, run: Any, ns: str) -> Stamp:
         """The store's (epoch, version) of ``ns`` now, what ``find`` checks the index

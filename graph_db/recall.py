@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,14 +35,21 @@ from graph_db import clock
 from graph_db.adjacency import Adjacency
 from graph_db.adjacency import Step as Hop  # (source, target, edge, weight)
 from graph_db.backends import GraphBackend
+from graph_db.columns import Columns, dense_scores
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
 from graph_db.models import Memory, Recalled, Step
 from graph_db.read_index import Stamp
+from graph_db.row_table import FLOATS
 from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import fulltext_query, terms
-from graph_db.vecpack import unpack
+from graph_db.vecpack import as_dict, unpack, unpack_rows
+
+_NONE = np.zeros((0, 0), np.float32)  # no views, or no in-context view
+_IMPORTANCE, _LAST, _CREATED = (
+    FLOATS.index(k) for k in ("importance", "last_access", "created_at")
+)
 
 
 @dataclass
@@ -60,6 +67,151 @@ class Candidate:
     activation: float = 0.0
     path: list[Hop] = field(default_factory=list)  # made ``Step``s for the results only
     boosts: tuple[float, ...] | None = None  # of its final score (``Recaller._final``)
+
+
+@dataclass
+class _Later:
+    """A walked memory in the ranking that is not (yet) a candidate: its place in the
+    columns (``_Walked``)."""
+
+    id: str
+    at: int
+
+
+@dataclass
+class _Walked:
+    """The memories a walk reached that are not candidates, scored in columns; made
+    candidates (``Recaller._made``) only where the ranking needs them."""
+
+    cols: Columns
+    sent: dict[str, dict[str, Any]]  # rows the store sent (not held by the read index)
+    reached: dict[str, tuple[float, list[Hop]]]
+    queries: int
+    relevance: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    similarity: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    activation: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    final: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    boosts: list[tuple[float, float, float, float]] = field(default_factory=list)
+    origins: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def score(
+        self, s: GraphSettings, ground: Grounding, now: float, pool: dict[str, Candidate]
+    ) -> None:
+        """Activation, the final score's boosts (``Recaller._boosts``, in columns) and the
+        final score; ``pool``: the candidates, whose similarity a walk from them carries."""
+        cols = self.cols
+        if not len(cols):
+            return
+        act = np.array([self.reached[mid][0] for mid in cols.ids])
+        self.activation = np.where(act > self.relevance, act, 0.0)
+        asks = math.exp(-s.recall_question_penalty)
+        scale = [asks if a == 1 else 1.0 for a in cols.asks.tolist()]
+        named: dict[str | None, float] = {}
+        speaker = []
+        for who, fact in zip(cols.speakers, cols.facts, strict=True):
+            name = who or (fact[0] if fact else None)
+            if name not in named:
+                named[name] = s.recall_speaker_weight if ground.names_speaker(
+                    {"speaker": name}) else 0.0  # fmt: skip
+            speaker.append(named[name])
+        floats = np.where(np.isnan(cols.floats), 0.0, cols.floats)  # unset: None, falsy
+        importance = floats[:, _IMPORTANCE].tolist()
+        last = [a or b or now for a, b in floats[:, [_LAST, _CREATED]].tolist()]
+        self.boosts = [
+            (sc, sp, s.rank_importance_weight * i, s.rank_recency_weight * _recency(t, now))
+            for sc, sp, i, t in zip(scale, speaker, importance, last, strict=True)
+        ]
+        b = np.array(self.boosts)
+        self.final = np.maximum(self.relevance, self.activation) * b[:, 0] + b[:, 1] + b[:, 2]
+        self.final += b[:, 3]
+        sims = self.similarity.tolist()
+        self.origins = np.array([  # its own similarity, or that of the anchor walked from
+            _sim(pool[self.reached[mid][1][0][0]].similarity) if a > 0 else sim
+            for mid, a, sim in zip(cols.ids, self.activation.tolist(), sims, strict=True)
+        ])  # fmt: skip
+
+    def origin(self, c: Candidate | _Later, candidates: dict[str, Candidate]) -> float:
+        """The similarity ``min_similarity`` holds ``c`` to (``candidates``: a candidate's
+        origin, itself or its anchor)."""
+        if isinstance(c, _Later):
+            return float(self.origins[c.at])
+        return _sim(candidates[c.id].similarity)
+
+    def repeat_key(self, c: Candidate | _Later, min_words: int) -> Any:
+        """``collapse_repeats``' key, in the columns' form of terms."""
+        if isinstance(c, Candidate):
+            key = _repeat_key(c, min_words)
+            return self.cols.key(key) if key else None
+        i = c.at
+        if self.cols.labels[i] != "Episode" or self.cols.words[i] < min_words:
+            return None
+        return self.cols.terms[i] or None
+
+    def corrections(
+        self, outdated: dict[str, set[tuple[str, str]]], keep: list[Candidate]
+    ) -> list[int]:
+        """The walked memories ``corrections_first`` may place: current facts of a subject
+        and predicate that changed, and the turns that stated them."""
+        keys = set().union(*outdated.values()) if outdated else set()
+        if not keys:
+            return []
+        cols = self.cols
+        valid_to = cols.floats[:, FLOATS.index("valid_to")]
+        facts = [
+            i
+            for i, fact in enumerate(cols.facts)
+            if fact and cols.labels[i] == "Fact" and (np.isnan(valid_to[i]) or not valid_to[i])
+            and (str(fact[0] or "").lower(), str(fact[1] or "")) in keys
+        ]  # fmt: skip
+        sources = {cols.facts[i][2] for i in facts}  # type: ignore[index]
+        sources |= {
+            c.props.get("source_episode_id")
+            for c in keep
+            if c.label == "Fact" and not c.props.get("valid_to") and _key(c) in keys
+        }
+        return facts + [i for i, mid in enumerate(cols.ids) if mid in sources]
+
+    def speaker(self, c: Candidate | _Later) -> str | None:
+        if isinstance(c, _Later):
+            return self.cols.speakers[c.at]
+        return c.props.get("speaker")
+
+    def about(self, ranked: list[tuple[float, Candidate | _Later]], words: set[str]) -> list[int]:
+        """The walked turns not made candidates that state something and have every one of
+        ``words`` (``newest_first`` may move the newest of them up)."""
+        if not words:
+            return []
+        wanted, cols = self.cols.words_in(words), self.cols
+        return [
+            c.at
+            for _, c in ranked
+            if isinstance(c, _Later) and cols.labels[c.at] == "Episode"
+            and cols.asks[c.at] != 1 and cols.has_all(c.at, wanted)
+        ]  # fmt: skip
+
+
+def _outdated(hidden: list[Candidate]) -> dict[str, set[tuple[str, str]]]:
+    """Turn id -> the (subject, predicate) it stated that changed since, from the hidden
+    (superseded) facts."""
+    outdated: dict[str, set[tuple[str, str]]] = {}
+    for f in hidden:
+        if f.label == "Fact" and f.props.get("valid_to") and f.props.get("source_episode_id"):
+            outdated.setdefault(f.props["source_episode_id"], set()).add(_key(f))
+    return outdated
+
+
+def _made_only(
+    ranked: list[tuple[float, Candidate | _Later]],
+) -> list[tuple[float, Candidate]]:
+    return [(s, c) for s, c in ranked if isinstance(c, Candidate)]
+
+
+def _sim(similarity: float | None) -> float:
+    return -2.0 if similarity is None else similarity  # cosines are >= -1
+
+
+def _recency(last: float, now: float) -> float:
+    return math.exp(-max(0.0, now - last) / (30 * DAY_S))
 
 
 def visible(props: dict[str, Any], as_of: float | None, history: bool) -> bool:
@@ -211,40 +363,59 @@ class Recaller:
         lex = np.stack([c.lexical for c in cands])
         if stats is None:
             stats = _ZStats.of(dense, lex)
-        z = (dense - stats.dense_mu) / stats.dense_sd
-        z += self.settings.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
-        prior = _length_prior(cands, self.settings.recall_length_cap)
-        z += self.settings.recall_length_prior * prior[:, None]
-        when = self.settings.recall_time_weight
-        if when and any(ground.dates):  # else every boost is 0
-            z += np.array([ground.time_boosts(c.props, when) for c in cands])
-        if ground.derived:  # a name-free query finds content; the asked one ranks first
-            z[:, -ground.derived :] -= self.settings.recall_name_free_penalty
-        best = z.max(axis=1)
-        if stats.top is None:
-            stats.top = float(best.max())
-        relevance = np.exp(np.minimum(0.0, best - stats.top)).tolist()
+        words = np.array([_content_words(c) for c in cands])
+        turn = np.array([c.label == "Episode" for c in cands])
+        times = [_time(c.props) for c in cands]
+        relevance = self._relevance(dense, lex, words, turn, times, ground, stats).tolist()
         for c, r, o in zip(cands, relevance, own.max(axis=1).tolist(), strict=True):
             c.relevance, c.similarity = r, o
         return stats
 
+    def _relevance(
+        self,
+        dense: np.ndarray,
+        lex: np.ndarray | None,
+        words: np.ndarray,
+        turn: np.ndarray,
+        times: list[float | None],
+        ground: Grounding,
+        stats: _ZStats,
+    ) -> np.ndarray:
+        """exp(score - best) of memories by their dense and full-text scores (None: not
+        hit), content words, whether each is a turn and its time (see the module doc);
+        sets ``stats.top``, the best score, when unset."""
+        s = self.settings
+        z = (dense - stats.dense_mu) / stats.dense_sd
+        if lex is None:
+            lex = np.zeros_like(dense)
+        z += s.recall_lexical_weight * (lex - stats.lex_mu) / stats.lex_sd
+        prior = _length_prior(words, turn, s.recall_length_cap)
+        z += s.recall_length_prior * prior[:, None]
+        when = s.recall_time_weight
+        if when and any(ground.dates):  # else every boost is 0
+            z += np.array([ground.time_boosts_at(t, when) for t in times])
+        if ground.derived:  # a name-free query finds content; the asked one ranks first
+            z[:, -ground.derived :] -= s.recall_name_free_penalty
+        best = z.max(axis=1)
+        if stats.top is None:
+            stats.top = float(best.max())
+        return np.exp(np.minimum(0.0, best - stats.top))
+
     def corrections_first(
         self,
         ns: str,
-        ranked: list[tuple[float, Candidate]],
+        ranked: list[tuple[float, Candidate | _Later]],
         hidden: list[Candidate],
         pool: dict[str, Candidate],
         k: int,
-    ) -> list[tuple[float, Candidate]]:
+    ) -> list[tuple[float, Candidate | _Later]]:
         """``ranked`` where, in the top ``k``, a turn that stated a value since superseded ("I
         live in Lisbon" after "I moved to Porto") comes after its correction: the current
         fact of that subject and predicate, and the turn that stated it, placed just before
         it (a recalled statement that no longer holds is never shown without what holds).
-        The rest follow in their order, for ``newest_first`` to draw on."""
-        outdated: dict[str, set[tuple[str, str]]] = {}  # turn id -> what it said that changed
-        for f in hidden:
-            if f.label == "Fact" and f.props.get("valid_to") and f.props.get("source_episode_id"):
-                outdated.setdefault(f.props["source_episode_id"], set()).add(_key(f))
+        The rest follow in their order, for ``newest_first`` to draw on. Past the first 2k
+        of ``ranked``, only ids are read (the walked memories not made candidates)."""
+        outdated = _outdated(hidden)
         if not outdated or not ranked:
             return ranked
         current: dict[tuple[str, str], list[Candidate]] = {}
@@ -259,18 +430,19 @@ class Recaller:
             for f in current.get(key, [])
         }
         missing = sorted(sid for sid in sources if sid and sid not in pool)
-        dim = ranked[0][1].vectors["embedding"].shape[0]
+        dim = next(c.vectors["embedding"].shape[0] for _, c in ranked if isinstance(c, Candidate))
         rows = self._rows(ns, missing)
         vectors = self._vectors(ns, rows, dim)
         for mid, row in rows.items():
             pool[mid] = _candidate(mid, row, vectors, dim, np.zeros(1), {"correction"})
-        out: list[tuple[float, Candidate]] = []
+        out: list[tuple[float, Candidate | _Later]] = []
         placed: set[str] = set()
         for score, c in ranked:
             if len(out) >= k:
                 break
             if c.id in placed:
                 continue
+            assert isinstance(c, Candidate), "the first 2k are made candidates"
             for key in sorted(outdated.get(c.id, ())):
                 for fact in current.get(key, []):
                     turn = pool.get(fact.props.get("source_episode_id") or "")
@@ -285,24 +457,15 @@ class Recaller:
         return out + [(s, c) for s, c in ranked if c.id not in placed]
 
     def _dense(self, cands: list[Candidate], qv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per candidate and query: the cosine of its own vector, and max(cos(own), max
-        cos(sentences)) + w_ctx * cos(in context) (its own where it has none); one matrix
-        product a kind of vector over all the candidates."""
-        own = np.stack([c.vectors["embedding"] for c in cands]) @ qv.T  # (n, q)
-        best = own.copy()
-        views = [(i, v) for i, c in enumerate(cands) if len(v := c.vectors.get("views", ()))]
-        if views:
-            sims = np.concatenate([v for _, v in views]) @ qv.T
-            starts = np.cumsum([0] + [len(v) for _, v in views[:-1]])
-            at = [i for i, _ in views]
-            best[at] = np.maximum(best[at], np.maximum.reduceat(sims, starts, axis=0))
-        ctx_sim = own.copy()
-        ctx = [
-            (i, v) for i, c in enumerate(cands) if (v := c.vectors.get("ctx_embedding")) is not None
+        """``columns.dense_scores`` of the candidates."""
+        parts = [
+            [c.vectors["embedding"][None, :], c.vectors.get("views", _NONE), _ctx(c.vectors)]
+            for c in cands
         ]
-        if ctx:
-            ctx_sim[[i for i, _ in ctx]] = np.stack([v for _, v in ctx]) @ qv.T
-        return own, best + self.settings.recall_context_weight * ctx_sim
+        views = np.array([len(p[1]) for p in parts], np.int64)
+        ctx = np.array([len(p[2]) for p in parts], np.int64)
+        stack = np.concatenate([v for p in parts for v in p if len(v)])
+        return dense_scores(stack, views, ctx, qv, self.settings.recall_context_weight)
 
     # -- 3. anchors ----------------------------------------------------------------------
     def anchors(self, cands: list[Candidate], m: int) -> list[Candidate]:
@@ -461,49 +624,130 @@ class Recaller:
         floor = finals[k - 1] - margin if len(finals) >= k else 0.0
         # the store sends a row with each walked memory that is not a candidate
         reached, rows = self.walk(ns, anchors, now, floor, known=cands)
-        rows |= self._rows(ns, [mid for mid in reached if mid not in cands and mid not in rows])
-        zero = np.zeros(len(queries))
-        rows = {
-            mid: row
-            for mid, row in rows.items()
-            if visible(row, as_of, history) and row["label"] in labels
-        }
-        vectors = self._vectors(ns, rows, qv.shape[1])
-        extra = [
-            _candidate(mid, rows[mid], vectors, qv.shape[1], zero, {"walk"}) for mid in sorted(rows)
-        ]
-        self.score(extra, qv, ground, stats)
-        pool = {c.id: c for c in [*keep, *extra]}
-        anchor_ids = {a.id for a in anchors}
-        for mid, (act, path) in reached.items():
-            c = pool.get(mid)
-            if c is not None and act > c.relevance:
+        for c in keep:  # a candidate the walk reached higher than its relevance
+            act, path = reached.get(c.id, (0.0, []))
+            if act > c.relevance:
                 c.activation, c.path = act, path
                 if path:
                     c.sources.add("walk")
-        scored = [(self._final(c, now, ground), c) for c in pool.values()]
+        walked = self._walked(ns, reached, rows, cands, qv, ground, stats, labels, as_of, history)
+        pool = {c.id: c for c in keep}
+        walked.score(self.settings, ground, now, pool)
+        scored: list[tuple[float, Candidate | _Later]] = [
+            (self._final(c, now, ground), c) for c in keep
+        ]
+        scored += [
+            (f, _Later(mid, i))
+            for i, (f, mid) in enumerate(zip(walked.final.tolist(), walked.cols.ids, strict=True))
+        ]
         if min_similarity is not None:  # its own similarity, or that of the anchor walked from
-            origin = {c.id: pool[c.path[0][0]] if c.path else c for c in pool.values()}
-            scored = [(s, c) for s, c in scored if (origin[c.id].similarity or -2.0) >= least]
+            origin = {c.id: pool[c.path[0][0]] if c.path else c for c in keep}
+            scored = [(s, c) for s, c in scored if walked.origin(c, origin) >= least]
         scored.sort(key=lambda t: -t[0])
         asked = queries[: len(queries) - ground.derived]
         now_asked = not history and all(map(about_now, asked))
         if self.settings.recall_collapse_repeats and now_asked:
-            scored = collapse_repeats(scored, self.settings.recall_length_cap or 1)
-        if self.settings.recall_corrections_first and as_of is None and not history:
-            scored = self.corrections_first(ns, scored, hidden, pool, k)
+            cap = self.settings.recall_length_cap or 1
+            scored = collapse_repeats(scored, cap, walked.repeat_key)
+        corrections = self.settings.recall_corrections_first and as_of is None and not history
+        outdated = _outdated(hidden) if corrections else {}
+        # made candidates: every walked memory that may reach the top k (a correction can
+        # take a place of the first k: twice k), or that the corrections draw on
+        later = [c.at for _, c in scored[: 2 * k] if isinstance(c, _Later)]
+        later += walked.corrections(outdated, keep)
+        ranked = self._made(ns, scored, walked, later, reached, qv.shape[1], pool)
+        if corrections:
+            ranked = self.corrections_first(ns, ranked, hidden, pool, k)
         # after the corrections: a newer echo of an outdated value ("You live in Porto")
         # may take an older turn's place in its group, never a place before the correction
         if self.settings.recall_newest_first and now_asked:
             lang = self.settings.stem_language
-            said_by = " ".join({c.props.get("speaker") or "" for _, c in scored})
+            said_by = " ".join({walked.speaker(c) or "" for _, c in ranked})
             words = {t for q in queries for t in terms(topic_of(q), lang).split()}
+            words -= set(terms(said_by, lang).split())
+            about = walked.about(ranked, words)  # the turns below that newest_first draws on
+            ranked = self._made(ns, ranked, walked, about, reached, qv.shape[1], pool)
             # within a fixed window, not k: the first places must not depend on how many
             # more were asked for (k=25 had moved newer turns from 11-25 into the top 10)
             window = min(k, self.settings.recall_newest_window)
-            scored = newest_first(scored, window, words - set(terms(said_by, lang).split()))
-        top = [(s, c, c.id in anchor_ids) for s, c in scored[:k]]
+            ranked = newest_first(_made_only(ranked), window, words)
+        anchor_ids = {a.id for a in anchors}
+        top = [(s, c, c.id in anchor_ids) for s, c in _made_only(ranked)[:k]]
         return self._results(ns, top), [a.id for a in anchors]
+
+    def _walked(
+        self,
+        ns: str,
+        reached: dict[str, tuple[float, list[Hop]]],
+        rows: dict[str, dict[str, Any]],
+        cands: dict[str, Candidate],
+        qv: np.ndarray,
+        ground: Grounding,
+        stats: _ZStats,
+        labels: list[str],
+        as_of: float | None,
+        history: bool,
+    ) -> _Walked:
+        """The memories the walk reached that are not candidates, visible and of
+        ``labels``, in columns (in id order) with their relevance on the candidates' scale
+        (``stats``): from the read index when it holds them, else from the rows the store
+        sent along (or reads now, with their vectors)."""
+        ids = sorted(mid for mid in reached if mid not in cands)
+        dim = qv.shape[1]
+        index = self.searcher.index
+        cols, missing = index.columns(ns, ids) if index is not None else (None, ids)
+        sent = {mid: rows[mid] for mid in missing if mid in rows}
+        sent |= self._rows(ns, [mid for mid in missing if mid not in sent], vecs=True)
+        stacks = {mid: unpack_rows(r["vecs"], dim) for mid, r in sent.items() if r.get("vecs")}
+        more = Columns.of_rows(sent, stacks, dim)
+        if cols is None:
+            cols = more
+        elif len(more):  # written after the index was checked: in id order with the others
+            cols = cols.joined(more)
+            cols = cols.take(sorted(range(len(cols)), key=cols.ids.__getitem__))
+        keep = cols.visible(as_of, history) & np.isin(cols.labels, labels)
+        cols = cols.take(np.flatnonzero(keep))
+        walked = _Walked(cols, sent, reached, len(qv))
+        if len(cols):
+            own, dense = cols.dense(qv, self.settings.recall_context_weight)
+            turn = np.array([label == "Episode" for label in cols.labels])
+            walked.relevance = self._relevance(
+                dense, None, cols.words, turn, cols.times(), ground, stats
+            )
+            walked.similarity = own.max(axis=1)
+        return walked
+
+    def _made(
+        self,
+        ns: str,
+        ranked: list[tuple[float, Candidate | _Later]],
+        walked: _Walked,
+        at: list[int],
+        reached: dict[str, tuple[float, list[Hop]]],
+        dim: int,
+        pool: dict[str, Candidate],
+    ) -> list[tuple[float, Candidate | _Later]]:
+        """``ranked`` with the walked memories at ``at`` made candidates (added to
+        ``pool``), scored as the columns scored them."""
+        todo = sorted({i for i in at if walked.cols.ids[i] not in pool})
+        if not todo:
+            return ranked
+        ids = [walked.cols.ids[i] for i in todo]
+        rows = {mid: walked.sent[mid] for mid in ids if mid in walked.sent}
+        rows |= self._rows(ns, [mid for mid in ids if mid not in rows])
+        zero = np.zeros(walked.queries)
+        for i, mid in zip(todo, ids, strict=True):
+            if mid not in rows:  # deleted meanwhile
+                continue
+            c = _candidate(mid, rows[mid], {mid: as_dict(*walked.cols.stack(i))}, dim, zero,
+                           {"walk"})  # fmt: skip
+            c.relevance = float(walked.relevance[i])
+            c.similarity = float(walked.similarity[i])
+            c.boosts = walked.boosts[i]
+            if walked.activation[i] > 0:
+                c.activation, c.path = float(walked.activation[i]), reached[mid][1]
+            pool[mid] = c
+        return [(s, pool.get(c.id, c) if isinstance(c, _Later) else c) for s, c in ranked]
 
     def _final(self, c: Candidate, now: float, ground: Grounding) -> float:
         if c.boosts is None:  # what does not change within a recall, once a candidate
@@ -520,7 +764,7 @@ class Recaller:
         speaker = s.recall_speaker_weight if ground.names_speaker(c.props) else 0.0
         importance = float(c.props.get("importance") or 0.0)
         last = c.props.get("last_access") or c.props.get("created_at") or now
-        recency = math.exp(-max(0.0, now - last) / (30 * DAY_S))
+        recency = _recency(last, now)
         return (
             scale,
             speaker,
@@ -574,8 +818,10 @@ def _key(c: Candidate) -> tuple[str, str]:
 
 
 def collapse_repeats(
-    scored: list[tuple[float, Candidate]], min_words: int = 1
-) -> list[tuple[float, Candidate]]:
+    scored: list[tuple[float, Any]],
+    min_words: int = 1,
+    key: Callable[[Any, int], Any] | None = None,
+) -> list[tuple[float, Any]]:
     """``scored`` (best first) with each turn of ``min_words`` content words or more that is
     repeated word for word (the same stored terms) kept once, as its best-scored copy, for
     a query that asks how things stand: the same room described on every visit filled a
@@ -584,16 +830,22 @@ def collapse_repeats(
     scores. Shorter copies stay apart: "go west" said in two rooms is two moves, its sense
     is where it was said (collapsed, TextWorld's "what lies west of X" lost its evidence).
     Asked about the past, copies stay apart: the same words on two days are two events."""
-    out: list[tuple[float, Candidate]] = []
-    seen: set[str] = set()
+    out: list[tuple[float, Any]] = []
+    seen: set[Any] = set()
     for s, c in scored:
-        key = c.props.get("terms") if c.label == "Episode" else None
-        if key and _content_words(c) >= min_words:
-            if key in seen:
+        same = key(c, min_words) if key is not None else _repeat_key(c, min_words)
+        if same:
+            if same in seen:
                 continue
-            seen.add(key)
+            seen.add(same)
         out.append((s, c))
     return out
+
+
+def _repeat_key(c: Candidate, min_words: int) -> str | None:
+    """What a turn of ``min_words`` content words or more repeats by: its stored terms."""
+    key = c.props.get("terms") if c.label == "Episode" else None
+    return key if key and _content_words(c) >= min_words else None
 
 
 def newest_first(
@@ -666,15 +918,24 @@ def _content_words(c: Candidate) -> int:
     return len((c.props.get("terms") or "").split(" "))
 
 
-def _length_prior(cands: list[Candidate], cap: int | None = None) -> np.ndarray:
+def _length_prior(words: np.ndarray, turn: np.ndarray, cap: int | None = None) -> np.ndarray:
     """log(1 + content words) of each turn, the words counted up to ``cap``; a fact (a few
     words by construction, as informative as a turn) gets the turns' mean, or 0 when there
     are none."""
-    turn = np.array([c.label == "Episode" for c in cands])
-    words = np.array([_content_words(c) for c in cands])
     prior = np.log1p(np.minimum(words, cap) if cap else words)
     prior[~turn] = prior[turn].mean() if turn.any() else 0.0
     return prior
+
+
+def _time(props: dict[str, Any]) -> float | None:
+    """When a memory was said, or (a fact) held from, for the query's dates."""
+    t = props.get("ts")
+    return props.get("valid_from") if t is None else t
+
+
+def _ctx(vectors: dict[str, np.ndarray]) -> np.ndarray:
+    ctx = vectors.get("ctx_embedding")
+    return _NONE if ctx is None else ctx[None, :]
 
 
 def _candidate(
