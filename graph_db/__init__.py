@@ -17,6 +17,7 @@ from graph_db.errors import (
     MagsError,
     NamespaceOccupiedError,
     NotFoundError,
+    SettingsError,
     SnapshotError,
     StoreBusyError,
     UnknownNamespaceError,
@@ -35,7 +36,7 @@ from graph_db.models import (
     labels_of,
 )
 from graph_db.reconcile import Adjudicator, Conflict, FactView, Verdict
-from graph_db.settings import TUNABLE, GraphSettings
+from graph_db.settings import TUNABLE, GraphSettings, MagsSettings
 from graph_db.text import (
     NS_SEP,
     check_label,
@@ -66,12 +67,14 @@ __all__ = [
     "InvalidInputError",
     "LiquidGraph",
     "MagsError",
+    "MagsSettings",
     "MaintenancePreview",
     "MaintenanceReport",
     "Memory",
     "NamespaceOccupiedError",
     "NotFoundError",
     "Recalled",
+    "SettingsError",
     "SnapshotError",
     "Step",
     "StoreBusyError",

@@ -29,6 +29,31 @@ class InvalidInputError(MagsError, ValueError):
         return cls(f"invalid {what}: {problems}")
 
 
+class SettingsError(MagsError, ValueError):
+    """A setting (``MAGS_*`` in the environment or ``.env``, or given in code) that is not
+    valid."""
+
+    @classmethod
+    def of(cls, error: Any, prefix: str = "MAGS_") -> SettingsError:
+        """A pydantic ``ValidationError`` of a settings class on one line: each setting by
+        its name and environment variable, what is wrong, what was given, and the fix."""
+        problems = "; ".join(
+            f"{_setting(err['loc'], prefix)}: {err['msg'].removeprefix('Value error, ')} "
+            f"(got {_short(err.get('input'))})"
+            for err in error.errors(include_url=False)
+        )
+        return cls(
+            f"invalid setting: {problems}. Set a valid value, or unset the variable for its "
+            "default (the README's settings table lists them)"
+        )
+
+
+def _setting(loc: tuple[Any, ...], prefix: str) -> str:
+    name = str(loc[0]) if loc else "value"
+    env = name if name.upper().startswith(prefix) else f"{prefix}{name.upper()}"
+    return f"{env} ({name.lower().removeprefix(prefix.lower())})"
+
+
 class UnknownNamespaceError(MagsError, LookupError):
     """A read on a namespace that holds no memories."""
 

@@ -7,11 +7,13 @@ tune it from the environment (``MAGS_DUP_THRESHOLD=0.9``) or a ``.env`` file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graph_db.errors import SettingsError
 
 
 def default_home() -> Path:
@@ -19,7 +21,18 @@ def default_home() -> Path:
     return platformdirs.user_data_path("mags", appauthor=False)
 
 
-class GraphSettings(BaseSettings):
+class MagsSettings(BaseSettings):
+    """Settings read from ``MAGS_*`` (environment, ``.env``) or given in code; one that is
+    not valid is a ``SettingsError`` naming its variable, not a pydantic traceback."""
+
+    def __init__(self, **values: Any) -> None:
+        try:
+            super().__init__(**values)
+        except ValidationError as e:
+            raise SettingsError.of(e) from None
+
+
+class GraphSettings(MagsSettings):
     """Storage, embedding and write-path settings of the liquid graph."""
 
     model_config = SettingsConfigDict(

@@ -12,13 +12,15 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from graph_db import MagsSettings
 
 Role = Literal["router", "recall", "respond", "engram", "reconcile"]
 ROLES: tuple[Role, ...] = ("router", "recall", "respond", "engram", "reconcile")
 
 
-class AgentSettings(BaseSettings):
+class AgentSettings(MagsSettings):
     """LLM endpoint, model per role, the local server and the memory loop's knobs."""
 
     model_config = SettingsConfigDict(

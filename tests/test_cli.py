@@ -172,6 +172,27 @@ def test_an_error_is_one_clear_line(tmp_path, errors_home, args, says):
     assert len(out.stdout.strip().splitlines()) == 1 and "Traceback" not in out.stderr
 
 
+@pytest.mark.parametrize(
+    "args, env, says",
+    [
+        (["stats", "sam"], {"MAGS_RECALL_ANCHORS": "abc"}, "MAGS_RECALL_ANCHORS (recall_anchors)"),
+        (["chat", "--user", "x"], {"MAGS_LLM_TEMPERATURE": "hot"}, "MAGS_LLM_TEMPERATURE"),
+    ],
+)
+def test_a_bad_setting_is_one_clear_line(tmp_path, args, env, says):
+    mags = str(Path(sys.executable).parent / "mags")
+    out = subprocess.run(
+        [mags, *args, "--home", str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert out.stdout.startswith("error: invalid setting: ") and says in out.stdout
+    assert "unset the variable" in out.stdout and "Traceback" not in out.stderr
+
+
 def test_version_and_a_restore_that_asks_before_replacing(tmp_path):
     mags = str(Path(sys.executable).parent / "mags")
     version = subprocess.run([mags, "--version"], capture_output=True, text=True, timeout=60)
