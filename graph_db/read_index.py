@@ -47,6 +47,7 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,9 @@ log = logging.getLogger(__name__)
 LABELS = ("Episode", "Fact")
 _CREATES = {"episodes_create": "Episode", "facts_create": "Fact"}
 Stamp = tuple[str | None, int | None]
+#: a label of at least this many memories is searched on the index's own thread, beside the
+#: other label and the full-text search (below it the hand-over costs what it saves)
+SIDE_SEARCH_MIN = 5_000
 Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
 
 
@@ -444,7 +448,14 @@ class ReadIndex:
         self.catch_ups = 0  # namespaces brought up to date after other processes' writes
         self.loads = 0  # namespaces read from their saved files
         self._saving: list[threading.Thread] = []  # saves after builds (close waits for them)
+        self._searching: ThreadPoolExecutor | None = None  # see find; made when first needed
         backend.on_commit.append(self.committed)
+
+    def _side(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._searching is None:
+                self._searching = ThreadPoolExecutor(1, thread_name_prefix="mags-read-index")
+            return self._searching
 
     # -- reads ------------------------------------------------------------------------
     def find(
@@ -464,10 +475,23 @@ class ReadIndex:
         space = self._space(run, ns, stamp)
         queries = np.zeros((0, self.dim)) if vectors is None else np.asarray(vectors)
         with space.lock:  # a commit may be growing it
-            near = {label: space.blocks[label].nearest(queries, k) for label in labels}
+            # a large label's search (an HNSW probe or a long scan, ~2 ms, without the GIL)
+            # runs on the index's thread beside the others' (the other core is mostly idle
+            # then: the engine waits for the recall's next read)
+            blocks = [space.blocks[label] for label in labels]
+            large = (b for b in blocks if b.live() >= SIDE_SEARCH_MIN and len(queries))
+            first = next(large, None)
+            side = self._side().submit(first.nearest, queries, k) if first is not None else None
+            near = {
+                label: b.nearest(queries, k) for label, b in zip(labels, blocks, strict=True)
+                if b is not first
+            }  # fmt: skip
             text = {
                 label: [space.lexicons[label].search(w, k) for w in words or []] for label in labels
             }
+            if side is not None:
+                near[labels[blocks.index(first)]] = side.result()  # type: ignore[arg-type]
+            near = {label: near[label] for label in labels}
         return near, text
 
     def nearest(
@@ -743,6 +767,10 @@ class ReadIndex:
         for ns, space in held:
             self._save_quietly(ns, space)
         self.forget()
+        with self._lock:
+            searching, self._searching = self._searching, None
+        if searching is not None:
+            searching.shutdown(wait=True)
 
 
 @functools.cache

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from graph_db import MagsError
+from graph_db import MagsError, read_index
 from graph_db.dynamics import DecayParams
 from tests.helpers.workers import delete_elsewhere, recall_elsewhere, write_episode_elsewhere
 
@@ -298,7 +298,19 @@ def test_a_recall_during_this_process_own_commit_waits_for_its_write_through(gra
     graph.forget_namespace(ns)
 
 
-def test_recall_and_search_with_the_index_equal_those_without(graph, ns):
+@pytest.mark.parametrize("beside", [False, True], ids=["one-thread", "side-search"])
+def test_recall_and_search_with_the_index_equal_those_without(graph, ns, beside, monkeypatch):
+    """``beside``: the episodes are searched on the index's own thread (as a label of
+    ``SIDE_SEARCH_MIN`` memories or more is) while the facts and the terms are searched."""
+    monkeypatch.setattr(read_index, "SIDE_SEARCH_MIN", 1 if beside else 10**9)
+    threads: set[str] = set()  # where the labels' vector searches ran
+    nearest = read_index._Block.nearest
+
+    def seen(block: read_index._Block, *args: object) -> object:
+        threads.add(threading.current_thread().name)
+        return nearest(block, *args)
+
+    monkeypatch.setattr(read_index._Block, "nearest", seen)
     graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     graph.add_facts(
         ns,
@@ -311,6 +323,7 @@ def test_recall_and_search_with_the_index_equal_those_without(graph, ns):
     with engine_fulltext(graph):
         with_index = {q: _recalled(graph, ns, q, k=8) for q in QUERIES}
     searched = {q: [h.memory.id for h in graph.search(ns, q, k=8, mode="vector")] for q in QUERIES}
+    assert any(name.startswith("mags-read-index") for name in threads) == beside
     with index_off(graph):
         assert {q: _recalled(graph, ns, q, k=8) for q in QUERIES} == with_index
         assert {
