@@ -15,7 +15,7 @@ changed by a write is current once either end was read back.
 from __future__ import annotations
 
 import math
-from array import array
+import struct
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,9 @@ from graph_db.dynamics import DecayParams
 KINDS = ("ASSOC", "NEXT", "DERIVED_FROM", "ENTITY")
 _KIND = {name: i for i, name in enumerate(KINDS)}
 ENTITY = _KIND["ENTITY"]
+#: how ``incident`` is held, in the read index's saved files (``read_index.layout``)
+FORMAT = "incident:int32-bytearray"
+_REF = struct.Struct("=i")  # an edge reference in ``Adjacency.incident``, as numpy's int32
 #: one step: (source id, reached id, edge kind or entity id, weight)
 Step = tuple[str, str, str, float]
 
@@ -101,7 +104,10 @@ class Adjacency:
 
     def __init__(self) -> None:
         self.nodes = _Slots()  # memories and entities (ids are unique over both)
-        self.incident: list[array | None] = []  # per node: its edges' references
+        #: per node: its edges' references, int32 in a bytearray: unlike an ``array``, not
+        #: tracked by Python's collector (an array a node made each full collection of a
+        #: 100k-memory process ~60 ms, about once in 40 recalls with their traces)
+        self.incident: list[bytearray | None] = []
         self.liquid = _Edges(w=np.float64, w_at=np.float64, fired_at=np.float64, permanent=bool)
         self.fixed = _Edges(kind=np.int8)
 
@@ -112,7 +118,7 @@ class Adjacency:
         """``mid``'s edges (``[kind, other id, w, w_at, fired_at, permanent]`` each) and
         entity links as the store has them now, replacing what was held."""
         me = self.node(mid)
-        held = {self._key(r, me): r for r in self.incident[me] or ()}
+        held = {self._key(r, me): r for r in _refs(self.incident[me])}
         kept: set[int] = set()
         links = [["ENTITY", en, None, None, None, False] for en in entities or ()]
         for kind, other, w, w_at, fired_at, permanent in [*(edges or ()), *links]:
@@ -154,7 +160,7 @@ class Adjacency:
         me = self.nodes.of.get(mid)
         if me is None:
             return
-        for r in list(self.incident[me] or ()):
+        for r in _refs(self.incident[me]):
             self._drop_edge(r)
         self.incident[me] = None
         self.nodes.release(mid)
@@ -217,18 +223,18 @@ class Adjacency:
         out: list[Step] = []
         for mid, act in frontier:
             me = self.nodes.of.get(mid)
-            for r in (None if me is None else self.incident[me]) or ():
+            for r in _refs(None if me is None else self.incident[me]):
                 if r >= 0 or self.fixed.kind[~r] != ENTITY:
                     continue
                 ent = self._key(r, me)[0]
-                links = self.incident[ent] or ()
-                if len(links) > max_degree:
+                degree = len(self.incident[ent] or b"") // _REF.size
+                if degree > max_degree:  # a hub: not walked through (nor listed)
                     continue
-                w = entity_w / math.sqrt(max(len(links), 1))
+                w = entity_w / math.sqrt(max(degree, 1))
                 if act * w < stop:
                     continue
                 entity = self.nodes.ids[ent]
-                for link in links:
+                for link in _refs(self.incident[ent]):
                     you = self._key(link, ent)[0]
                     if you != me:
                         out.append((mid, self.nodes.ids[you], entity, w))  # type: ignore[arg-type]
@@ -238,7 +244,7 @@ class Adjacency:
         """Let the columns' room to grow go (after a build: a read namespace grows slowly)."""
         self.liquid.trim()
         self.fixed.trim()
-        self.incident = [None if held is None else held[:] for held in self.incident]
+        self.incident = [None if held is None else bytearray(held) for held in self.incident]
 
     # -- inside ----------------------------------------------------------------------------
     def _weights(self, es: np.ndarray, now: float, decay: DecayParams) -> np.ndarray:
@@ -274,7 +280,7 @@ class Adjacency:
         if me is None or you is None:
             return None
         want = (you, _KIND[kind])
-        return next((r for r in self.incident[me] or () if self._key(r, me) == want), None)
+        return next((r for r in _refs(self.incident[me]) if self._key(r, me) == want), None)
 
     def _key(self, r: int, me: int) -> tuple[int, int]:
         """(the other end, the kind) of edge ``r`` of node ``me``."""
@@ -294,17 +300,23 @@ class Adjacency:
             r = ~e
         for end in (me, you):
             if self.incident[end] is None:
-                self.incident[end] = array("i")
-            self.incident[end].append(r)  # type: ignore[union-attr]
+                self.incident[end] = bytearray()
+            self.incident[end] += _REF.pack(r)  # type: ignore[operator]
         return r
 
     def _drop_edge(self, r: int) -> None:
         t, e = (self.liquid, r) if r >= 0 else (self.fixed, ~r)
         for end in (int(t.a[e]), int(t.b[e])):
             held = self.incident[end]
-            if held is not None and r in held:
-                held.remove(r)
+            at = np.flatnonzero(np.frombuffer(held, np.int32) == r) if held else ()
+            if len(at):  # the first, as array.remove took it (the view is gone: resizable)
+                del held[4 * int(at[0]) : 4 * int(at[0]) + 4]  # type: ignore[index]
         t.free.append(e)
+
+
+def _refs(held: bytearray | None) -> list[int]:
+    """The edge references in a node's ``incident`` entry."""
+    return memoryview(held).cast("i").tolist() if held else []
 
 
 def _strongest(walked: np.ndarray, seg: np.ndarray, w: np.ndarray, fanout: int) -> np.ndarray:

@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from graph_db import index_file
+from graph_db import adjacency, index_file
 from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
@@ -244,20 +244,28 @@ class _Space:
     adjacency: Adjacency = field(default_factory=Adjacency)
     #: held while it is searched or written: searches of other namespaces go on meanwhile
     lock: threading.Lock = field(default_factory=threading.Lock)
-    #: the stamp it was last saved or loaded at (None: not saved)
+    #: the stamp it was last saved or loaded at (None: not saved), and the labels searched
+    #: through an HNSW graph then (one built since is saved at close: not built again)
     saved: Stamp | None = None
+    saved_graphs: frozenset[str] = frozenset()
 
     def __post_init__(self, exact_below: int, ef: int) -> None:
         self.blocks = {label: _Block(self.dim, self.lock, exact_below, ef) for label in LABELS}
         self.lexicons = {label: Lexicon() for label in LABELS}
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("lock", "saved")}
+        unsaved = ("lock", "saved", "saved_graphs")
+        return {k: v for k, v in self.__dict__.items() if k not in unsaved}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, lock=threading.Lock(), saved=state["stamp"])
+        self.saved_graphs = self.graphs()
         for block in self.blocks.values():
             block.lock = self.lock
+
+    def graphs(self) -> frozenset[str]:
+        """The labels searched through an HNSW graph."""
+        return frozenset(label for label, block in self.blocks.items() if block.ann is not None)
 
     def tune(self, exact_below: int, ef: int) -> None:
         """Search as these settings say (a loaded space was saved under others)."""
@@ -621,14 +629,17 @@ class ReadIndex:
 
     def save(self, ns: str, space: _Space) -> bool:
         """Save ``space`` (of ``ns``) to its file if it changed since it was last saved or
-        loaded and is large enough to be worth it; whether it was written."""
+        loaded (or an HNSW graph was built since) and is large enough to be worth it;
+        whether it was written."""
         if self.directory is None or space.stamp[0] is None:
             return False
         with space.lock:
-            if space.saved == space.stamp or space.size() < self.save_min:
+            graphs = space.graphs()
+            same = space.saved == space.stamp and space.saved_graphs == graphs
+            if same or space.size() < self.save_min:
                 return False
             index_file.save(self.directory, ns, self.model, self.dim, layout(), space)
-            space.saved = space.stamp
+            space.saved, space.saved_graphs = space.stamp, graphs
         log.debug("read index: saved %s at %s", ns, space.stamp)
         return True
 
@@ -782,6 +793,7 @@ def layout() -> str:
              space.adjacency, space.adjacency.nodes, space.adjacency.liquid,
              space.adjacency.fixed]  # fmt: skip
     names = [f"{type(p).__name__}:{','.join(sorted(vars(p)))}" for p in parts]
+    names.append(adjacency.FORMAT)  # how the parts hold what they hold
     return hashlib.sha256(";".join(names).encode()).hexdigest()[:16]
 
 

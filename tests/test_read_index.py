@@ -451,6 +451,29 @@ def test_past_exact_below_an_hnsw_graph_finds_what_the_exact_scan_finds(graph, n
         graph.forget_namespace(ns)
 
 
+def test_an_hnsw_graph_built_after_the_save_is_saved_at_close(graph, ns):
+    """An HNSW graph built after the namespace's file was written (in the background, after
+    a build or a load) is saved at close though nothing else changed, so the next process
+    searches through it at once instead of scanning while it builds the graph again."""
+    from graph_db import LiquidGraph
+
+    exact = graph.settings.model_copy(update={"read_index_persist_min": 1})
+    with LiquidGraph(exact, embedder=graph.embedder) as first:  # saved without a graph
+        first.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+        expected = {q: _recalled(first, ns, q, k=8) for q in QUERIES}
+    hnsw = exact.model_copy(update={"read_index_exact_below": 4})
+    with LiquidGraph(hnsw, embedder=graph.embedder) as second:  # loads it, builds the graph
+        assert {q: _recalled(second, ns, q, k=8) for q in QUERIES} == expected
+        assert second.read_index.loads == 1
+        assert set(second.read_index.hnsw(ns, wait=60)) == {"Episode"}
+    with LiquidGraph(hnsw, embedder=graph.embedder) as third:
+        assert {q: _recalled(third, ns, q, k=8) for q in QUERIES} == expected
+        assert third.read_index.loads == 1
+        assert set(third.read_index.hnsw(ns, wait=0)) == {"Episode"}
+        assert not third.read_index._spaces[ns].blocks["Episode"].built.is_set()  # not rebuilt
+    graph.forget_namespace(ns)
+
+
 def test_a_saved_index_is_read_back_and_caught_up_never_trusted_blindly(graph, ns):
     """A namespace's index is saved in the home (at close, and after a build) and read back
     by the next process, which catches up on what others wrote since instead of reading the
