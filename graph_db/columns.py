@@ -1,7 +1,7 @@
 """Memories a recall's walk reached, in columns: scored over arrays, and made into candidates
 (``graph_db.recall.Candidate``) only where the ranking needs them. A heavy walk reaches
-~2,000 memories; a row dict, a vector dict and a candidate object each took ~40% of such a
-recall, and all but a few dozen of them rank far below the top k.
+~2,000 memories; making a row dict, a vector dict and a candidate object of each took ~40% of
+such a recall, and all but a few dozen of them rank far below the top k.
 
 The columns come from the read index (``ReadIndex.columns``) or from the rows the engine sent
 (``Columns.of_rows``), so that both score the same way. A memory's ``terms`` are its stored
@@ -41,7 +41,7 @@ class Columns:
     speakers: list[str | None]
     facts: list[tuple[Any, ...] | None]  # (subject, predicate, source_episode_id) of a fact
     words: np.ndarray  # stored terms a memory has (1 when none, as recall counts them)
-    terms: list[bytes | str | None]  # stored terms, as term ids (bytes) or text
+    terms: list[bytes | str | None]  # a turn's stored terms, as term ids (bytes) or text
     vectors: np.ndarray  # (rows, dim) float32
     views: np.ndarray
     ctx: np.ndarray
@@ -52,7 +52,10 @@ class Columns:
 
     @classmethod
     def of_rows(
-        cls, rows: Mapping[str, Mapping[str, Any]], vectors: Mapping[str, np.ndarray], dim: int
+        cls,
+        rows: Mapping[str, Mapping[str, Any]],
+        vectors: Mapping[str, tuple[np.ndarray, int, int]],
+        dim: int,
     ) -> Columns:
         """From ``recall_rows``' rows and each memory's stacked vectors (own, views, ctx;
         ``vecpack.unpack_rows``), in the order of ``rows``."""
@@ -80,7 +83,10 @@ class Columns:
             speakers=[r.get("speaker") for r in rows.values()],
             facts=[_fact(r) for r in rows.values()],
             words=np.array([len((t or "").split(" ")) for t in texts], np.int64),
-            terms=texts,
+            terms=[
+                t if r["label"] == "Episode" else None
+                for t, r in zip(texts, rows.values(), strict=True)
+            ],
             vectors=np.concatenate(stacks) if stacks else np.zeros((0, dim), np.float32),
             views=np.array(views, np.int64),
             ctx=np.array(ctx, np.int64),
