@@ -96,6 +96,7 @@ class _Block:
         self.changed: set[int] | None = None
         self.failed = False  # a build failed: stay exact
         self.built = threading.Event()  # a build ended (tests and benchmarks wait on it)
+        self.stopping = threading.Event()  # closing: a build under way ends, none starts
 
     def live(self) -> int:
         return len(self.ids) - len(self.free)
@@ -103,7 +104,8 @@ class _Block:
     def __getstate__(self) -> dict[str, Any]:
         """Saved (``graph_db.index_file``): the rows, and the graph as usearch's bytes when
         in use (one being built is built again after loading)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("lock", "built")}
+        unsaved = ("lock", "built", "stopping")
+        state = {k: v for k, v in self.__dict__.items() if k not in unsaved}
         state["ann"] = None if self.ann is None else bytes(self.ann.save())
         state["changed"], state["failed"] = None, False
         return state
@@ -114,7 +116,7 @@ class _Block:
         ann = state.pop("ann")
         self.__dict__.update(state)
         self.ann = None if ann is None else Index.restore(ann)
-        self.built = threading.Event()
+        self.built, self.stopping = threading.Event(), threading.Event()
         self.lock = threading.Lock()  # the space's, set when the space is loaded
 
     def put(self, row: int | None, mid: str, vec: np.ndarray) -> int:
@@ -167,7 +169,8 @@ class _Block:
         k = min(k, live)
         found: list[tuple[np.ndarray, np.ndarray]] = []  # (rows, their cosines) a query
         if self.ann is None:
-            if live > self.exact_below and self.changed is None and not self.failed:
+            ready = self.changed is None and not self.failed and not self.stopping.is_set()
+            if live > self.exact_below and ready:
                 self._build_ann()
             sims = (self.own[:n] @ queries.T).T  # (q, n); this way round, a third faster
             sims[:, self.free] = -np.inf
@@ -202,6 +205,10 @@ class _Block:
                 ann = Index(ndim=own.shape[1], metric="ip", dtype="f16", connectivity=16,
                             expansion_add=128)  # fmt: skip
                 for start in range(0, len(rows), 4096):  # rows rewritten meanwhile: redone
+                    if self.stopping.is_set():  # closing: searches stay exact
+                        with self.lock:
+                            self.changed = None
+                        return
                     part = rows[start : start + 4096]
                     ann.add(part, own[part], threads=1)
                 with self.lock:
@@ -216,6 +223,14 @@ class _Block:
                 self.built.set()
 
         threading.Thread(target=build, name="read-index-hnsw", daemon=True).start()
+
+    def stop(self) -> None:
+        """End a build under way within one batch of rows (~1 s) and start none: a process
+        that exits while usearch runs on a daemon thread is aborted (``terminate called
+        without an active exception``). The caller holds no lock the build takes."""
+        self.stopping.set()
+        if self.changed is not None:
+            self.built.wait()
 
 
 @dataclass
@@ -776,6 +791,8 @@ class ReadIndex:
         with self._lock:
             held = list(self._spaces.items())
         for ns, space in held:
+            for block in space.blocks.values():
+                block.stop()
             self._save_quietly(ns, space)
         self.forget()
         with self._lock:

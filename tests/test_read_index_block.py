@@ -67,3 +67,16 @@ def test_rows_put_or_dropped_while_the_graph_builds_or_after_are_searched_as_the
     approx.drop(3)
     assert _ids(approx, vectors[3:4], 1)[0] == ["new"]
     assert len(approx.ann) == 1200 - 1  # 5 dropped, 7 replaced, 5 reused, 3 dropped
+
+
+def test_a_build_under_way_ends_when_the_block_is_stopped_and_searches_stay_exact():
+    """Closing stops a graph's build between two batches of rows (a process exiting while
+    usearch runs on a daemon thread is aborted), and none starts after."""
+    exact, approx, vectors = _pair(30_000, 100)
+    with approx.lock:
+        approx.nearest(vectors[:1], 1)  # starts the build, which waits for the lock
+        assert approx.changed is not None
+    approx.stop()
+    assert approx.built.is_set() and approx.ann is None and approx.changed is None
+    assert _ids(approx, vectors[:5], 10) == _ids(exact, vectors[:5], 10)  # exact
+    assert approx.ann is None and approx.changed is None  # no build started again
