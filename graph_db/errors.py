@@ -29,9 +29,10 @@ class InvalidInputError(MagsError, ValueError):
         return cls(f"invalid {what}: {problems}")
 
 
-class SettingsError(MagsError, ValueError):
+class SettingsError(MagsError):
     """A setting (``MAGS_*`` in the environment or ``.env``, or given in code) that is not
-    valid."""
+    valid. Not a ``ValueError``: pydantic would wrap one raised while it validates (a
+    settings model validated from a dict) into a ``ValidationError`` of its own."""
 
     @classmethod
     def of(cls, error: Any, prefix: str = "MAGS_") -> SettingsError:

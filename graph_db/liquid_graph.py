@@ -18,8 +18,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from graph_db.backends import GraphBackend, Tx, open_backend
 from graph_db.blas import blas_threads
 from graph_db.embeddings import Embedder, make_embedder
@@ -28,6 +26,7 @@ from graph_db.errors import (
     EmbeddingMismatchError,
     InvalidInputError,
     NotFoundError,
+    SettingsError,
     UnknownNamespaceError,
 )
 from graph_db.grounding import as_asker, name_free
@@ -535,10 +534,10 @@ class LiquidGraph:
                 f"cannot tune {unknown} per call; tunable settings: {sorted(TUNABLE)}"
             )
         try:
-            # validated as a model, not built as settings: no environment or .env re-read
+            # every field given: the environment (read by MagsSettings.__init__) overrides none
             settings = type(self.settings).model_validate({**self.settings.model_dump(), **changes})
-        except ValidationError as e:
-            first = e.errors()[0]
+        except SettingsError as e:  # pydantic's error is its cause
+            first = e.__cause__.errors()[0]  # type: ignore[union-attr]
             raise InvalidInputError(
                 f"setting {first['loc'][0]}: {first['msg']} (got {first.get('input')!r})"
             ) from None

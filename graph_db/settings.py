@@ -29,7 +29,7 @@ class MagsSettings(BaseSettings):
         try:
             super().__init__(**values)
         except ValidationError as e:
-            raise SettingsError.of(e) from None
+            raise SettingsError.of(e) from e
 
 
 class GraphSettings(MagsSettings):
