@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from graph_db.row_table import FLOATS
+from graph_db.row_table import ASKS, FLOATS
 
 _TS, _VALID_FROM, _VALID_TO = (
     FLOATS.index("ts"),
@@ -26,7 +26,6 @@ _TS, _VALID_FROM, _VALID_TO = (
     FLOATS.index("valid_to"),
 )
 _BORN = [FLOATS.index(k) for k in ("valid_from", "ts", "created_at")]
-_ASKS = {None: 2, False: 0, True: 1}
 
 
 @dataclass
@@ -79,7 +78,7 @@ class Columns:
                 ],
                 np.float64,
             ).reshape(len(ids), len(FLOATS)),
-            asks=np.array([_ASKS.get(r.get("asks"), 1) for r in rows.values()], np.uint8),
+            asks=np.array([ASKS.get(r.get("asks"), 1) for r in rows.values()], np.uint8),
             speakers=[r.get("speaker") for r in rows.values()],
             facts=[_fact(r) for r in rows.values()],
             words=np.array([len((t or "").split(" ")) for t in texts], np.int64),
@@ -100,8 +99,7 @@ class Columns:
         """The memories at ``idx``, in that order."""
         idx = np.asarray(idx, np.int64)
         size = 1 + self.views + self.ctx
-        starts = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
-        rows = np.repeat(starts[idx], size[idx]) + _ranks(size[idx])
+        rows = np.repeat(_starts(size)[idx], size[idx]) + _ranks(size[idx])
         pick = idx.tolist()
         return Columns(
             ids=[self.ids[i] for i in pick],
@@ -140,7 +138,7 @@ class Columns:
 
     def stack(self, i: int) -> tuple[np.ndarray, int, int]:
         """Memory ``i``'s vectors (own, views, ctx) as ``vecpack.unpack_rows`` gives them."""
-        start = int(np.sum(1 + self.views[:i] + self.ctx[:i]))
+        start = int(_starts(1 + self.views + self.ctx)[i])
         n, c = int(self.views[i]), int(self.ctx[i])
         return self.vectors[start : start + 1 + n + c], n, c
 
@@ -199,14 +197,15 @@ def dense_scores(
     one matrix product for all."""
     sims = vectors @ qv.T
     size = 1 + views + ctx
-    starts = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+    starts = _starts(size)
     own = sims[starts]
     best = own.copy()
     has = np.flatnonzero(views)
     if len(has):  # each memory's views are the rows after its own, a segment a memory
         rows = np.repeat(starts[has] + 1, views[has]) + _ranks(views[has])
-        firsts = np.concatenate([[0], np.cumsum(views[has])[:-1]]).astype(np.int64)
-        best[has] = np.maximum(best[has], np.maximum.reduceat(sims[rows], firsts, axis=0))
+        best[has] = np.maximum(
+            best[has], np.maximum.reduceat(sims[rows], _starts(views[has]), axis=0)
+        )
     ctx_sim = own.copy()
     with_ctx = np.flatnonzero(ctx)
     ctx_sim[with_ctx] = sims[starts[with_ctx] + size[with_ctx] - 1]
@@ -216,6 +215,11 @@ def dense_scores(
 def _fact(row: Mapping[str, Any]) -> tuple[Any, ...] | None:
     extra = (row.get("subject"), row.get("predicate"), row.get("source_episode_id"))
     return extra if any(v is not None for v in extra) else None
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    """Where each of consecutive segments of ``counts`` rows begins."""
+    return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
 
 
 def _ranks(counts: Sequence[int] | np.ndarray) -> np.ndarray:

@@ -161,7 +161,7 @@ class _Walked:
             i
             for i, fact in enumerate(cols.facts)
             if fact and cols.labels[i] == "Fact" and (np.isnan(valid_to[i]) or not valid_to[i])
-            and (str(fact[0] or "").lower(), str(fact[1] or "")) in keys
+            and _subject_predicate(fact[0], fact[1]) in keys
         ]  # fmt: skip
         sources = {cols.facts[i][2] for i in facts}  # type: ignore[index]
         sources |= {
@@ -814,7 +814,12 @@ class _ZStats:
 
 
 def _key(c: Candidate) -> tuple[str, str]:
-    return (str(c.props.get("subject") or "").lower(), str(c.props.get("predicate") or ""))
+    return _subject_predicate(c.props.get("subject"), c.props.get("predicate"))
+
+
+def _subject_predicate(subject: Any, predicate: Any) -> tuple[str, str]:
+    """What a correction is keyed by: a fact's subject (any case) and predicate."""
+    return (str(subject or "").lower(), str(predicate or ""))
 
 
 def collapse_repeats(

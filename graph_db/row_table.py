@@ -17,7 +17,7 @@ import numpy as np
 
 FLOATS = ("valid_from", "valid_to", "ts", "created_at", "importance", "last_access")
 FACT_KEYS = ("subject", "predicate", "source_episode_id")
-_ASKS = {None: 2, False: 0, True: 1}
+ASKS = {None: 2, False: 0, True: 1}  # asks as a byte: unknown, states, asks
 _ASKED = (False, True, None)
 _KEYS = (*FLOATS, *FACT_KEYS, "speaker", "asks", "terms", "label")  # a row's, in order
 
@@ -56,7 +56,7 @@ class RowTable:
         if self.labels[at] is None:
             self.held += 1
         self.floats[at] = [_float(row.get(k)) for k in FLOATS]
-        self.asks[at] = _ASKS.get(row.get("asks"), 1)
+        self.asks[at] = ASKS.get(row.get("asks"), 1)
         self.labels[at] = label
         speaker = row.get("speaker")
         self.speakers[at] = sys.intern(speaker) if isinstance(speaker, str) else speaker
