@@ -138,12 +138,13 @@ class Adjacency:
         a: str,
         b: str,
         kind: str,
-        w: float,
-        w_at: float | None,
-        fired_at: float | None,
-        permanent: bool,
+        w: float | None = None,
+        w_at: float | None = None,
+        fired_at: float | None = None,
+        permanent: bool = False,
     ) -> None:
-        """The edge of ``kind`` between ``a`` and ``b`` as a write left it (made if new)."""
+        """The edge of ``kind`` between ``a`` and ``b`` as a write left it (made if new; a
+        fixed edge or an entity link has no weight or times)."""
         r = self._find(a, b, kind)
         if r is None:
             r = self._new_edge(self.node(a), self.node(b), _KIND[kind])
@@ -279,6 +280,8 @@ class Adjacency:
         me, you = self.nodes.of.get(a), self.nodes.of.get(b)
         if me is None or you is None:
             return None
+        if len(self.incident[me] or b"") > len(self.incident[you] or b""):
+            me, you = you, me  # the shorter list (an entity or a hub can have thousands)
         want = (you, _KIND[kind])
         return next((r for r in _refs(self.incident[me]) if self._key(r, me) == want), None)
 

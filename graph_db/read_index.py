@@ -32,10 +32,12 @@ searched, so a server of many tenants holds what it uses.
 Held per memory: the recall vectors (``graph_db.vecpack``: own, sentence views, in-context)
 as stored, float16, decoded once, its stored terms, what recall ranks it by
 (``graph_db.row_table``) and the edges the walk steps over (``graph_db.adjacency``).
-Searched: the own vectors (cosine of unit vectors; exactly in a small namespace, through an
-HNSW graph in a large one: ``_Block``), and the terms by BM25; walked: the edges, as
-``walk_edges`` and ``walk_entities`` would. So a recall asks the engine only for the version
-and the memories it returns.
+Held per entity: its vector, which entity linking searches for a name it does not know.
+Searched: the own vectors and the entities' (cosine of unit vectors; exactly in a small
+namespace, through an HNSW graph in a large one: ``_Block``), and the terms by BM25;
+walked: the edges, as ``walk_edges`` and ``walk_entities`` would. So a recall asks the
+engine only for the version and the memories it returns, and a write asks it for no
+nearest neighbours.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ import numpy as np
 from graph_db import adjacency, index_file
 from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
-from graph_db.backends.bolt import CHANGES_KEPT, Commit, change_key
+from graph_db.backends.bolt import CHANGES_KEPT, LINKS, Commit, change_key
 from graph_db.columns import Columns
 from graph_db.lexicon import Lexicon
 from graph_db.row_table import RowTable
@@ -65,6 +67,10 @@ from graph_db.vecpack import as_dict, unpack_rows
 
 log = logging.getLogger(__name__)
 LABELS = ("Episode", "Fact")
+#: whose vectors it holds besides the memories': entity linking's nearest entity of a name
+ENTITY = "Entity"
+#: the labels whose nearest neighbours it answers
+SEARCHED = (*LABELS, ENTITY)
 _CREATES = {"episodes_create": "Episode", "facts_create": "Fact"}
 Stamp = tuple[str | None, int | None]
 #: a label of at least this many memories is searched on the index's own thread, beside the
@@ -236,7 +242,8 @@ class _Block:
 @dataclass
 class _Space:
     """One namespace's memories: a block of own vectors and a lexicon per label, each
-    memory's recall vectors (float16, as stored) for scoring, and what recall ranks it by."""
+    memory's recall vectors (float16, as stored) for scoring, and what recall ranks it by;
+    and a block of its entities' vectors."""
 
     stamp: Stamp
     dim: int
@@ -255,6 +262,9 @@ class _Space:
     packed: list[bytes | None] = field(default_factory=list)
     blocks: dict[str, _Block] = field(default_factory=dict)
     lexicons: dict[str, Lexicon] = field(default_factory=dict)
+    #: an entity's row in the Entity block (entities have no other part here but their node
+    #: in ``adjacency``, which their links make)
+    entity_rows: dict[str, int] = field(default_factory=dict)
     rows: RowTable = field(default_factory=RowTable)
     adjacency: Adjacency = field(default_factory=Adjacency)
     #: held while it is searched or written: searches of other namespaces go on meanwhile
@@ -265,7 +275,7 @@ class _Space:
     saved_graphs: frozenset[str] = frozenset()
 
     def __post_init__(self, exact_below: int, ef: int) -> None:
-        self.blocks = {label: _Block(self.dim, self.lock, exact_below, ef) for label in LABELS}
+        self.blocks = {label: _Block(self.dim, self.lock, exact_below, ef) for label in SEARCHED}
         self.lexicons = {label: Lexicon() for label in LABELS}
 
     def __getstate__(self) -> dict[str, Any]:
@@ -303,6 +313,15 @@ class _Space:
         self.rows.put(self.adjacency.node(mid), label, record["row"])
         return mid
 
+    def put_created(self, label: str, row: dict[str, Any]) -> None:
+        """A memory as a create wrote it (``episodes_create``, ``facts_create``: the row is
+        its properties): its terms, row and vectors; its edges come with the writes that
+        link it (``LINKS``)."""
+        mid = row["id"]
+        self.put_terms(mid, label, row.get("terms"))
+        self.rows.put(self.adjacency.node(mid), label, row)
+        self.put_vectors(mid, label, row.get("vecs"))
+
     def put_terms(self, mid: str, label: str, terms: str | None) -> None:
         for other, lexicon in self.lexicons.items():
             if other != label:
@@ -323,6 +342,15 @@ class _Space:
         self.in_block[at], self.views[at], self.ctx[at] = block, n, c
         self.packed[at] = rows.tobytes()
 
+    def put_entity(self, eid: str, embedding: list[float] | None) -> None:
+        """Entity ``eid``'s vector as stored (made unit: the search is a dot product)."""
+        if not embedding:
+            return
+        vec = np.asarray(embedding, np.float32)
+        norm = float(np.linalg.norm(vec))
+        row = self.blocks[ENTITY].put(self.entity_rows.get(eid), eid, vec / (norm or 1.0))
+        self.entity_rows[eid] = row
+
     def set_row(self, mid: str, key: str, value: float | None) -> None:
         """One of the times or the importance of ``mid``'s row, if held."""
         at = self.number(mid)
@@ -330,6 +358,10 @@ class _Space:
             self.rows.set(at, key, value)
 
     def drop(self, mid: str) -> None:
+        """Memory or entity ``mid`` deleted."""
+        row = self.entity_rows.pop(mid, None)
+        if row is not None:
+            self.blocks[ENTITY].drop(row)
         self._drop_vectors(mid)
         at = self.number(mid)
         if at is not None:
@@ -672,24 +704,25 @@ class ReadIndex:
         made again, or it is further behind than the log keeps): then it is read whole."""
         since = space.stamp[1] or 0
 
-        def read(tx: Any) -> tuple[Stamp, list[str] | None, list[dict[str, Any]]]:
+        def read(tx: Any) -> tuple[Stamp, list[str] | None, list[dict[str, Any]], list[Any]]:
             stamp = self.version(tx.run, ns)
             if stamp[0] != space.stamp[0] or not 0 < (stamp[1] or 0) - since <= CHANGES_KEPT:
-                return stamp, None, []
+                return stamp, None, [], []
             keys = [change_key(stamp[0], v) for v in range(since + 1, stamp[1] + 1)]  # type: ignore[arg-type, operator]
             entries = tx.run("index_change_read", ns=ns, keys=keys)
             if len(entries) != len(keys):  # dropped from the log meanwhile
-                return stamp, None, []
+                return stamp, None, [], []
             alive: dict[str, bool] = {}  # the latest of each memory: changed or deleted
             for entry in entries:  # in version order; within one, a deletion came first
                 alive |= dict.fromkeys(entry["gone"] or [], False)
                 alive |= dict.fromkeys(entry["ids"] or [], True)
             written = [mid for mid, live in alive.items() if live]
             rows = tx.run("index_records", ns=ns, ids=written, vecs=True) if written else []
-            found = {r["id"] for r in rows}  # a later deletion (read committed) is a deletion
-            return stamp, [mid for mid in alive if mid not in found], rows
+            entities = tx.run("index_entity_records", ns=ns, ids=written) if written else []
+            found = {r["id"] for r in (*rows, *entities)}  # a later deletion is a deletion
+            return stamp, [mid for mid in alive if mid not in found], rows, entities
 
-        stamp, dropped, rows = self.backend.read_tx(read)
+        stamp, dropped, rows, entities = self.backend.read_tx(read)
         if dropped is None:
             return False
         with space.lock:
@@ -698,6 +731,8 @@ class ReadIndex:
                     space.drop(mid)
                 for r in rows:
                     space.put(r)
+                for r in entities:
+                    space.put_entity(r["id"], r["embedding"])
                 space.stamp = stamp
         with self._lock:
             self.catch_ups += 1
@@ -709,13 +744,16 @@ class ReadIndex:
     def _build(self, ns: str) -> _Space:
         """Read ``ns`` whole, with its version, in one read transaction."""
 
-        def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]]]:
-            return self.version(tx.run, ns), tx.run("index_memories", ns=ns)
+        def read(tx: Any) -> tuple[Stamp, list[dict[str, Any]], list[dict[str, Any]]]:
+            stamp = self.version(tx.run, ns)
+            return stamp, tx.run("index_memories", ns=ns), tx.run("index_entities", ns=ns)
 
-        stamp, rows = self.backend.read_tx(read)
+        stamp, rows, entities = self.backend.read_tx(read)
         space = _Space(stamp, self.dim, self.exact_below, self.ef)
         for r in rows:
             space.put(r)
+        for r in entities:
+            space.put_entity(r["id"], r["embedding"])
         space.rows.trim()
         space.adjacency.trim()
         with self._lock:
@@ -843,9 +881,23 @@ def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
         for r in params["returned"]:
             for a, b in (pair for pairs in r["dead_pairs"] for pair in pairs):
                 space.adjacency.drop_edge(a, b, "ASSOC")
+    elif name in LINKS:  # each edge as the write left it: [a, b(, w, w_at, fired_at, permanent)]
+        for r in params["returned"]:
+            for a, b, *props in r["edges"] or ():
+                if name == "unlink_next":
+                    space.adjacency.drop_edge(a, b, LINKS[name])
+                else:
+                    space.adjacency.set_edge(a, b, LINKS[name], *props)
+    elif name == "entities_create":
+        for r in params["rows"]:
+            space.put_entity(r["id"], r.get("embedding"))
+    elif name == "entities_drop_orphans":
+        for r in params["returned"]:
+            for eid in r["gone"] or ():
+                space.drop(eid)
     elif name in _CREATES:
         for r in params["rows"]:
-            space.put_vectors(r["id"], _CREATES[name], r.get("vecs"))
+            space.put_created(_CREATES[name], r)
     elif name == "memory_delete":
         space.drop(params["id"])
     elif name == "memory_update" and "vecs" in params["props"]:

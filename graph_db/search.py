@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 
 from graph_db.backends.dialects import Dialect
-from graph_db.read_index import LABELS as INDEXED
-from graph_db.read_index import ReadIndex
+from graph_db.read_index import LABELS, SEARCHED, ReadIndex
 from graph_db.settings import GraphSettings
 from graph_db.text import fulltext_query
 
@@ -146,7 +145,7 @@ class Searcher:
         n = len(vectors)
         if n == 0 or k <= 0:
             return [[] for _ in range(n)]
-        if self.index is not None and label in INDEXED:
+        if self.index is not None and label in SEARCHED:
             found = self.index.nearest(run, ns, [label], vectors, k)[label]
             return [[Found(mid, label, cos) for mid, cos in hits] for hits in found]
         total, have = self.counts.get(run, ns, label)
@@ -211,7 +210,7 @@ class Searcher:
         namespace (as for vectors), then wider while it gave as many as asked and too few
         were ours."""
         query = fulltext_query(text, self.settings.stem_language)
-        if self.fulltext_index is not None and label in INDEXED:
+        if self.fulltext_index is not None and label in LABELS:
             hits = self.fulltext_index.fulltext(run, ns, [label], [query.split()], k)[label][0]
             return [Found(mid, label, score) for mid, score in hits]
         total, have = self.counts.get(run, ns, label)

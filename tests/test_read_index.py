@@ -14,7 +14,12 @@ import pytest
 
 from graph_db import MagsError, read_index
 from graph_db.dynamics import DecayParams
-from tests.helpers.workers import delete_elsewhere, recall_elsewhere, write_episode_elsewhere
+from tests.helpers.workers import (
+    delete_elsewhere,
+    recall_elsewhere,
+    write_entity_elsewhere,
+    write_episode_elsewhere,
+)
 
 TURNS = [
     "I adopted a grey cat called Miso last spring",
@@ -117,6 +122,51 @@ def test_a_second_process_write_is_seen_by_the_next_recall(graph, ns):
     graph.forget_namespace(ns)
 
 
+def test_entity_linking_searches_the_index_for_what_any_process_wrote(graph, ns, monkeypatch):
+    """A name not known by its key is matched by its vector among the namespace's entities,
+    which the read index holds: one this process made, one another process made (caught
+    up on), never one deleted since (orphaned, in another process); and the engine is
+    asked for no nearest neighbour."""
+    from graph_db.backends.bolt import Tx
+
+    asked = []
+    run = Tx.run
+    monkeypatch.setattr(Tx, "run", lambda tx, name, **p: asked.append(name) or run(tx, name, **p))
+
+    def entities():
+        found = graph.backend.read("entities_by_name", ns=ns, names=[
+            "porto harbour museum", "lena moreau", "moreau, lena"])  # fmt: skip
+        return {r["name"]: r["id"] for r in found}
+
+    def linked(turn):  # the entities through which the walk reaches another memory
+        return {e for _, _, e, _ in graph.read_index.walked(
+            ns, lambda adj: adj.entity_step([(turn, 1.0)], 0.0, 99, 1.0))}  # fmt: skip
+
+    graph.add_episodes(ns, [{"text": "We visited the museum by the harbour", "session_id": "s",
+                             "entities": ["Porto Harbour Museum"]}])  # fmt: skip
+    child = write_entity_elsewhere(graph, ns, "Lena Moreau")
+    assert child.returncode == 0, child.stderr[-2000:]
+    elsewhere = child.stdout.strip().splitlines()[-1]
+    made = entities()
+    assert set(made) == {"porto harbour museum", "lena moreau"}
+    names = ["Harbour Museum of Porto", "Moreau, Lena"]
+    turn = graph.add_episodes(ns, [{"text": "Back at the museum with Lena", "session_id": "s",
+                                    "entities": names}])[0]  # fmt: skip
+    assert entities() == made  # both names matched by their vectors: no entity made
+    assert linked(turn) == set(made.values())
+    assert "vector_search" not in asked and "vector_exact_entity" not in asked
+    graph.delete(ns, turn)
+    child = delete_elsewhere(graph, ns, elsewhere)  # Lena's entity orphaned and deleted there
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert "lena moreau" not in entities()
+    again = graph.add_episodes(ns, [{"text": t, "session_id": "s", "entities": ["Moreau, Lena"]}
+                                    for t in ("Lena called", "Lena called again")])  # fmt: skip
+    now = entities()  # ...so the name makes an entity anew, which the turns link to
+    assert now.keys() == {"porto harbour museum", "moreau, lena"}
+    assert linked(again[0]) == {now["moreau, lena"]}
+    graph.forget_namespace(ns)
+
+
 def _held_and_stored(graph, ns):
     """Every memory's row as the read index holds it, and as the store has it now."""
     ids = [m.id for m in graph.list(ns, limit=1000)]
@@ -197,15 +247,22 @@ def _rounded(steps):
 
 
 def test_the_walk_steps_over_the_stores_edges_after_every_kind_of_write(graph, ns):
-    """New turns and facts (NEXT, ASSOC, DERIVED_FROM, entity links), recall's Hebbian
-    trace and an answer's, maintenance a month on (triadic births, pruning), a turn deleted
-    (the chain bridged), another process's write and recall: the read index's walk steps
-    are the engine's, and recall asks the engine for none."""
+    """New turns and facts (NEXT, ASSOC, DERIVED_FROM, entity links), a turn written into
+    the middle of its session (a NEXT link replaced), recall's Hebbian trace and an
+    answer's, maintenance a month on (triadic births, pruning), a turn deleted (the chain
+    bridged), another process's write and recall: the read index's walk steps are the
+    engine's, and recall asks the engine for none."""
     from graph_db import clock
 
-    turns = [{"text": t, "session_id": "s", "speaker": "Ann", "entities": ["Lena"] * (i % 2)}
-             for i, t in enumerate(TURNS)]  # fmt: skip
+    start = clock.now() - 3_600
+    turns = [{"text": t, "session_id": "s", "speaker": "Ann", "entities": ["Lena"] * (i % 2),
+              "ts": start + 60 * i} for i, t in enumerate(TURNS)]  # fmt: skip
     ids = graph.add_episodes(ns, turns)
+    graph.add_episodes(ns, [{"text": "Between the hike and the peanuts: I bought boots",
+                             "session_id": "s", "speaker": "Ann", "ts": start + 150}])  # fmt: skip
+    held, stored = _steps_held_and_stored(graph, ns, clock.now())
+    assert held == stored
+    assert (ids[2], ids[3], "NEXT") not in {(a, b, e) for a, b, e, _ in held}  # replaced
     graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Porto",
                           "source_episode_id": ids[1]}])  # fmt: skip
     index = graph.read_index

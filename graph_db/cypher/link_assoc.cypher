@@ -21,4 +21,5 @@ MERGE (a)-[x:ASSOC]->(b)
 SET x += r.props, a.vitals_due = 0.0, b.vitals_due = 0.0, a.expire_at = 0.0,
     a.edges_at = coalesce(r.props.created_at, r.props.w_at, 0.0),
     b.edges_at = coalesce(r.props.created_at, r.props.w_at, 0.0)
-RETURN count(x) AS linked
+// edges: each as it is now, for this process's read index (bolt.APPLIED)
+RETURN count(x) AS linked, collect([a.id, b.id, x.w, x.w_at, x.fired_at, x.permanent]) AS edges

@@ -7,4 +7,5 @@ MATCH (b:Episode {id: r.b})
 WHERE b.ns = $ns
 MERGE (a)-[x:DERIVED_FROM]->(b)
 SET x += r.props
-RETURN count(x) AS linked
+// edges: for this process's read index (bolt.APPLIED)
+RETURN count(x) AS linked, collect([a.id, b.id]) AS edges

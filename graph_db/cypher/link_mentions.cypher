@@ -9,4 +9,5 @@ WHERE b.ns = $ns
 MERGE (a)-[x:MENTIONS]->(b)
 ON CREATE SET b.degree = coalesce(b.degree, 0) + 1
 SET x += r.props
-RETURN count(x) AS linked
+// edges: for this process's read index (bolt.APPLIED)
+RETURN count(x) AS linked, collect([a.id, b.id]) AS edges

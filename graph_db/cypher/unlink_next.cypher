@@ -3,4 +3,5 @@ UNWIND $rows AS r
 MATCH (a:Episode {id: r.a})-[x:NEXT]->(b:Episode {id: r.b})
 WHERE a.ns = $ns AND b.ns = $ns
 DELETE x
-RETURN count(*) AS unlinked
+// edges: for this process's read index (bolt.APPLIED)
+RETURN count(*) AS unlinked, collect([a.id, b.id]) AS edges

@@ -1,7 +1,8 @@
 """A second process writing one episode (run as a script by tests/test_read_index.py):
 settings as JSON, the namespace, the text, and "die" to SIGKILL itself once the write has
-committed and before its own read index hears of it, or "delete" to delete the memory
-whose id is the text instead. Prints the episode's id."""
+committed and before its own read index hears of it, "delete" to delete the memory whose
+id is the text instead, or "entity" to write a turn that names the text as an entity.
+Prints the episode's id."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ def main() -> None:
             ids = [hit.memory.id for hit in graph.recall(ns, text, k=3)]
             graph.flush()
             print(" ".join(ids), flush=True)
+        elif mode == "entity":
+            turn = {"text": f"Today I met {text}", "session_id": "other", "entities": [text]}
+            print(graph.add_episodes(ns, [turn])[0], flush=True)
         else:
             print(graph.add_episode(ns, text, session_id="other"), flush=True)
 

@@ -62,6 +62,14 @@ def recall_elsewhere(graph: LiquidGraph, ns: str, query: str):
     )  # fmt: skip
 
 
+def write_entity_elsewhere(graph: LiquidGraph, ns: str, name: str):
+    """Another process writes a turn into ``ns`` that names entity ``name``."""
+    return subprocess.run(
+        [sys.executable, str(EPISODE_WRITER), store_config(graph), ns, name, "entity"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
 def delete_elsewhere(graph: LiquidGraph, ns: str, memory_id: str):
     """Another process deletes memory ``memory_id`` of ``ns`` in ``graph``'s store."""
     return subprocess.run(
