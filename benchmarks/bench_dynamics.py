@@ -14,8 +14,8 @@ hubs and most are mentioned once or twice; NEXT, MENTIONS, ABOUT, DERIVED_FROM a
 initial ASSOC edges all come from the write path itself. The fill uses a cheap deterministic
 embedder (a text is the weighted sum of its words' vectors: the real model's for the
 generator's vocabulary, hashed random ones for other words, plus a per-text jitter), so the
-store's own cost is what the fill measures (the write path runs at ~30-70 memories/s on
-2 cores: 100k memories fill in about an hour). Then, with the real default embedder:
+store's own cost is what the fill measures (~150-380 memories/s on 2 cores; a kept store's
+fill cut short goes on where it stopped when run again). Then, with the real default embedder:
   - the query embedding alone (p50/p95), the floor of a recall;
   - recall latency p50/p95 (ms, query embedding included) of ``recall(ns, q, k=10)`` in
     mode "walk" and "vector" over distinct, uncached queries (fire=True, the default),
@@ -265,21 +265,45 @@ class SynthMemory:
         return out
 
 
-def fill(g: LiquidGraph, ns: str, gen: SynthMemory, batch: int, n: int) -> dict[str, Any]:
-    """Write the synthetic history through the write path; facts follow their episodes."""
-    t0 = time.perf_counter()
-    eps = facts = merged = 0
-    with tqdm(total=n, desc=f"fill ({n:,})", unit="mem", leave=False) as bar:
+def fill(
+    g: LiquidGraph, ns: str, gen: SynthMemory, batch: int, n: int, progress: Path | None = None
+) -> dict[str, Any]:
+    """Write the synthetic history through the write path; facts follow their episodes.
+
+    With ``progress`` (a kept store's file, rewritten after each batch and its facts), a fill
+    cut short (a 1M fill takes hours) goes on where it stopped: the generator is replayed
+    (its batches already written are drawn, not written), and a batch whose turns were
+    written but not its facts gets its facts (turns have ids by their place in the history).
+    """
+    done = json.loads(progress.read_text()) if progress and progress.exists() else {}
+    eps, facts = done.get("episodes_written", 0), done.get("facts_written", 0)
+    merged, spent = done.get("facts_not_created", 0), done.get("fill_seconds", 0.0)
+    start, seen = time.perf_counter(), 0
+    with tqdm(total=n, initial=eps + facts, desc=f"fill ({n:,})", unit="mem", leave=False) as bar:
         for chunk in gen.episodes(batch):
-            ids = g.add_episodes(ns, chunk)
-            eps += len(ids)
-            due = round(gen.n_facts * eps / gen.n_episodes) - facts
-            sources = [(i, e["ts"]) for i, e in zip(ids, chunk, strict=True)]
-            written = g.add_facts(ns, gen.facts(due, sources)) if due > 0 else []
-            facts += len(written)
+            for i, e in enumerate(chunk, seen):
+                e["id"] = f"{ns}-turn-{i}"
+            seen += len(chunk)
+            due = round(gen.n_facts * seen / gen.n_episodes) - round(
+                gen.n_facts * (seen - len(chunk)) / gen.n_episodes
+            )
+            sources = [(e["id"], e["ts"]) for e in chunk]
+            drawn = gen.facts(due, sources) if due > 0 else []  # drawn either way: replayable
+            if seen <= eps:
+                continue  # written before the fill was cut short
+            last = [chunk[-1]["id"]]
+            if not g.backend.read("memory_get", ns=ns, ids=last, with_embedding=False):
+                g.add_episodes(ns, chunk)
+            written = g.add_facts(ns, drawn) if drawn else []
+            eps, facts = seen, facts + len(written)
             merged += sum(w.action != "created" for w in written)
-            bar.update(len(ids) + len(written))
-    seconds = time.perf_counter() - t0
+            bar.update(len(chunk) + len(written))
+            if progress is not None:
+                seconds = spent + time.perf_counter() - start
+                progress.write_text(json.dumps({"episodes_written": eps, "facts_written": facts,
+                                                "facts_not_created": merged,
+                                                "fill_seconds": seconds}))  # fmt: skip
+    seconds = spent + time.perf_counter() - start
     return {
         "fill_seconds": seconds,
         "fill_memories_per_s": (eps + facts) / seconds,
@@ -592,9 +616,12 @@ def run_size(
                     res.update(json.loads((home / "filled").read_text()), reused_store=str(home))
                     log(f"[{n:,} {engine_name}] reusing the store filled in {home}")
                 else:
-                    if engine.external:
+                    if engine.external:  # (its namespace may have been cleared meanwhile)
                         g.forget_namespace(ns)
-                    res.update(fill(g, ns, gen, args.batch, n))
+                    progress = None if kept is None or engine.external else home / "fill-progress"
+                    if progress is not None and progress.exists():
+                        log(f"[{n:,} {engine_name}] going on with the fill in {home}")
+                    res.update(fill(g, ns, gen, args.batch, n, progress))
                     rate = res["fill_memories_per_s"]
                     log(
                         f"[{n:,} {engine_name}] filled in {res['fill_seconds']:.0f} s "

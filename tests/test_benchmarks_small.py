@@ -114,3 +114,37 @@ def test_locomo_recall_beats_both_baselines_on_the_first_sessions(graph, ns):
         assert scores["mags"][f"any@{k}"] > max(
             scores["bm25"][f"any@{k}"], scores["dense"][f"any@{k}"]
         )
+
+
+def test_a_dynamics_fill_cut_short_goes_on_to_the_same_graph(graph, ns, tmp_path, monkeypatch):
+    """bench_dynamics' kept fill (1M memories take hours) stopped after a batch's turns were
+    written and before its facts, then run again with its progress file, makes the graph
+    one uninterrupted fill makes."""
+    from bench_dynamics import SynthEmbedder, SynthMemory, fill, graph_counts
+
+    n, batch, real = 600, 100, graph.embedder
+    graph.embedder = SynthEmbedder(real, SynthMemory(n, 3).vocabulary())
+    try:
+        whole = fill(graph, f"{ns}-whole", SynthMemory(n, 3), batch, n)
+        progress, facts_calls = tmp_path / "fill-progress", []
+        add_facts = graph.add_facts
+
+        def cut_at_the_third(*args, **kwargs):
+            facts_calls.append(1)
+            if len(facts_calls) == 3:
+                raise KeyboardInterrupt
+            return add_facts(*args, **kwargs)
+
+        monkeypatch.setattr(graph, "add_facts", cut_at_the_third)
+        with pytest.raises(KeyboardInterrupt):
+            fill(graph, f"{ns}-cut", SynthMemory(n, 3), batch, n, progress)
+        monkeypatch.setattr(graph, "add_facts", add_facts)
+        assert graph.stats(f"{ns}-cut")["nodes"]["Episode"] == 3 * batch  # 3rd batch's turns
+        resumed = fill(graph, f"{ns}-cut", SynthMemory(n, 3), batch, n, progress)
+    finally:
+        graph.embedder = real
+    keys = ("episodes_written", "facts_written", "facts_not_created")
+    assert [resumed[k] for k in keys] == [whole[k] for k in keys]
+    assert graph_counts(graph, f"{ns}-cut") == graph_counts(graph, f"{ns}-whole")
+    for name in (f"{ns}-whole", f"{ns}-cut"):
+        graph.forget_namespace(name)
