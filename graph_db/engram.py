@@ -435,20 +435,23 @@ class MemoryWriter:
             timeline = tx.run("session_timeline", ns=ns, sessions=sessions)
             nearest = self._nearest_stored(tx, ns, vectors)
             tx.run("episodes_create", ns=ns, rows=rows)
+            unlink, link = [], []  # every session's at once (a batch spans a dozen)
             for sid in sessions:
                 old = [
                     (t["id"], t["ts"], t["seq"] or 0) for t in timeline if t["session_id"] == sid
                 ]
                 new = [(r["id"], r["ts"], r["seq"]) for r in rows if r["session_id"] == sid]
-                unlink, link = chain_diff(old, new)
-                if unlink:
-                    tx.run("unlink_next", ns=ns, rows=[{"a": a, "b": b} for a, b in unlink])
-                if link:
-                    tx.run(
-                        "link_next",
-                        ns=ns,
-                        rows=[{"a": a, "b": b, "props": {"created_at": now}} for a, b in link],
-                    )
+                gone, made = chain_diff(old, new)
+                unlink += gone
+                link += made
+            if unlink:
+                tx.run("unlink_next", ns=ns, rows=[{"a": a, "b": b} for a, b in unlink])
+            if link:
+                tx.run(
+                    "link_next",
+                    ns=ns,
+                    rows=[{"a": a, "b": b, "props": {"created_at": now}} for a, b in link],
+                )
             entity_ids = self._resolve_entities(tx, ns, named, now)
             mention_rows = [
                 {"a": ep_id, "b": entity_ids[key], "props": {"role": role, "created_at": now}}
