@@ -342,14 +342,15 @@ class _Space:
         self.in_block[at], self.views[at], self.ctx[at] = block, n, c
         self.packed[at] = rows.tobytes()
 
-    def put_entity(self, eid: str, embedding: list[float] | None) -> None:
-        """Entity ``eid``'s vector as stored (made unit: the search is a dot product)."""
-        if not embedding:
-            return
-        vec = np.asarray(embedding, np.float32)
-        norm = float(np.linalg.norm(vec))
-        row = self.blocks[ENTITY].put(self.entity_rows.get(eid), eid, vec / (norm or 1.0))
-        self.entity_rows[eid] = row
+    def put_entities(self, rows: Iterable[dict[str, Any]]) -> None:
+        """Entities' vectors as stored (``id``, ``embedding``; made unit: the search is a dot
+        product), as ``index_entities`` reads them or ``entities_create`` writes them."""
+        for r in rows:
+            if r.get("embedding"):
+                vec = np.array(r["embedding"], np.float32)  # a copy: made unit here
+                vec /= float(np.linalg.norm(vec)) or 1.0
+                eid = r["id"]
+                self.entity_rows[eid] = self.blocks[ENTITY].put(self.entity_rows.get(eid), eid, vec)
 
     def set_row(self, mid: str, key: str, value: float | None) -> None:
         """One of the times or the importance of ``mid``'s row, if held."""
@@ -731,8 +732,7 @@ class ReadIndex:
                     space.drop(mid)
                 for r in rows:
                     space.put(r)
-                for r in entities:
-                    space.put_entity(r["id"], r["embedding"])
+                space.put_entities(entities)
                 space.stamp = stamp
         with self._lock:
             self.catch_ups += 1
@@ -752,8 +752,7 @@ class ReadIndex:
         space = _Space(stamp, self.dim, self.exact_below, self.ef)
         for r in rows:
             space.put(r)
-        for r in entities:
-            space.put_entity(r["id"], r["embedding"])
+        space.put_entities(entities)
         space.rows.trim()
         space.adjacency.trim()
         with self._lock:
@@ -864,8 +863,8 @@ def _at_least(held: Stamp, now: Stamp) -> bool:
 
 
 def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
-    """A write's vectors and deletions, and what a recall's trace changed (``bolt.APPLIED``);
-    the rest comes with the commit's records."""
+    """What a write made, linked, changed or deleted, from its parameters and results
+    (``bolt.APPLIED``) and a memory's new vectors; the rest comes with the commit's records."""
     if name == "memory_touch":  # as memory_touch.cypher sets it
         for mid in params["ids"]:
             space.set_row(mid, "last_access", params["now"])
@@ -889,8 +888,7 @@ def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
                 else:
                     space.adjacency.set_edge(a, b, LINKS[name], *props)
     elif name == "entities_create":
-        for r in params["rows"]:
-            space.put_entity(r["id"], r.get("embedding"))
+        space.put_entities(params["rows"])
     elif name == "entities_drop_orphans":
         for r in params["returned"]:
             for eid in r["gone"] or ():
