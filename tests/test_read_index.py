@@ -573,3 +573,19 @@ def test_a_saved_index_is_read_back_and_caught_up_never_trusted_blindly(graph, n
         assert _recalled(fourth, ns, "what pet do I have", k=10) == again
         assert (fourth.read_index.loads, fourth.read_index.builds) == (0, 1)
     graph.forget_namespace(ns)
+
+
+def test_a_large_namespace_read_whole_shows_its_progress(graph, ns, monkeypatch, capsys):
+    """Reading a namespace whole takes minutes at 1M memories: a progress bar of its
+    memories, their number known, is shown while they arrive (past PROGRESS_MIN; here every
+    namespace is large), then cleared."""
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Porto",
+                          "source_episode_id": ids[1]}])  # fmt: skip
+    monkeypatch.setattr(read_index, "PROGRESS_MIN", 1)
+    graph.read_index.forget(ns)
+    capsys.readouterr()
+    assert _recalled(graph, ns, "where does Lena live", k=3)
+    err = capsys.readouterr().err
+    assert f"read index: {ns}:   0%|          | 0/{len(TURNS) + 1} [" in err
+    graph.forget_namespace(ns)

@@ -14,7 +14,7 @@ import logging
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -179,6 +179,14 @@ class Tx:
 
     def _run(self, name: str, params: dict[str, Any]) -> Rows:
         return _rows(self._tx.run(cypher.query(name, self._dialect.name), params))
+
+    def stream(self, name: str, **params: Any) -> Iterator[dict[str, Any]]:
+        """Read query ``name``'s records one by one as the driver fetches them (a large
+        namespace read whole is not held twice, as records and as what is made of them)."""
+        result = self._tx.run(cypher.query(name, self._dialect.name), params)
+        keys = result.keys()
+        for record in result:
+            yield dict(zip(keys, tuple.__iter__(record), strict=True))
 
 
 def _rows(result: Result) -> Rows:
