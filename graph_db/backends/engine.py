@@ -309,8 +309,13 @@ def serve(home: Path, database: str, heap: str, idle_s: float) -> int:
         format="%(asctime)s %(levelname)s engine[%(process)d] %(message)s",
     )  # fmt: skip
     stop = threading.Event()
+
+    def stopped_by(signum: int, _frame: object) -> None:
+        log.info("%s: stopping", signal.Signals(signum).name)  # who stopped it, in the log
+        stop.set()
+
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, lambda *_: stop.set())
+        signal.signal(signum, stopped_by)
     server = EmbeddedArcadeDB(home, database, heap)
     try:
         server.start()
