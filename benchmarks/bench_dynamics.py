@@ -291,8 +291,9 @@ def fill(
             drawn = gen.facts(due, sources) if due > 0 else []  # drawn either way: replayable
             if seen <= eps:
                 continue  # written before the fill was cut short
-            last = [chunk[-1]["id"]]
-            if not g.backend.read("memory_get", ns=ns, ids=last, with_embedding=False):
+            first = seen - len(chunk) == done.get("episodes_written", -1)  # of a run going on
+            last = [chunk[-1]["id"]]  # only its first batch's turns may be written already
+            if not (first and g.backend.read("memory_get", ns=ns, ids=last, with_embedding=False)):
                 g.add_episodes(ns, chunk)
             written = g.add_facts(ns, drawn) if drawn else []
             eps, facts = seen, facts + len(written)
