@@ -42,7 +42,10 @@ CREATE PROPERTY Fact.terms IF NOT EXISTS STRING;
 CREATE PROPERTY Fact.embedding IF NOT EXISTS ARRAY_OF_FLOATS;
 CREATE INDEX IF NOT EXISTS ON Fact (id) UNIQUE;
 CREATE INDEX IF NOT EXISTS ON Fact (ns) NOTUNIQUE;
-CREATE INDEX IF NOT EXISTS ON Fact (subject_key) NOTUNIQUE;
+CREATE PROPERTY Fact.predicate IF NOT EXISTS STRING;
+-- a fact's key: the write path looks up the current value of each new fact's subject and
+-- predicate (the properties in one map: ArcadeDB's Cypher uses the index only then)
+CREATE INDEX IF NOT EXISTS ON Fact (ns, subject_key, predicate) NOTUNIQUE;
 CREATE INDEX IF NOT EXISTS ON Fact (terms) FULL_TEXT;
 CREATE PROPERTY Fact.expire_at IF NOT EXISTS DOUBLE;
 CREATE PROPERTY Fact.vitals_due IF NOT EXISTS DOUBLE;

@@ -12,7 +12,7 @@ CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
 CREATE INDEX episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.ns);
 CREATE INDEX episode_ns_session IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.session_id);
 CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
-CREATE INDEX fact_ns_subject IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key);
+CREATE INDEX fact_ns_subject_predicate IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key, n.predicate);
 // maintenance finds what is due by range (graph_db.maintenance), never by a scan
 CREATE INDEX episode_expire_at IF NOT EXISTS FOR (n:Episode) ON (n.expire_at);
 CREATE INDEX episode_vitals_due IF NOT EXISTS FOR (n:Episode) ON (n.vitals_due);
