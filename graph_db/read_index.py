@@ -45,6 +45,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
 import threading
 from array import array
 from collections import OrderedDict
@@ -79,6 +80,10 @@ Stamp = tuple[str | None, int | None]
 SIDE_SEARCH_MIN = 5_000
 #: a namespace of at least this many memories shows a progress bar while it is read whole
 PROGRESS_MIN = 50_000
+#: a write batch's vectors (hundreds) are searched on every core: the engine waits meanwhile,
+#: and each query's hits are the same on one thread or several (a recall's one or two: one)
+BATCH_SEARCH_MIN = 32
+BATCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
 
 
@@ -188,7 +193,8 @@ class _Block:
                 found.append((top, s[top]))
         else:
             self.ann.expansion_search = max(self.ef, k)
-            near = self.ann.search(queries, k, threads=1)
+            threads = BATCH_THREADS if len(queries) >= BATCH_SEARCH_MIN else 1
+            near = self.ann.search(queries, k, threads=threads)
             batch = [near] if len(queries) == 1 else near  # usearch: Matches or BatchMatches
             for hits, q in zip(batch, queries, strict=True):
                 top = hits.keys.astype(np.int64)

@@ -52,6 +52,28 @@ def test_the_graph_is_built_past_exact_below_and_finds_the_exact_neighbours():
     )
 
 
+def test_a_batch_searched_on_several_threads_finds_what_each_query_finds_alone(monkeypatch):
+    """A write batch's vectors are searched on every core (read_index.BATCH_THREADS); each
+    query's hits, scores and order are those it gets alone (on one thread)."""
+    from graph_db import read_index
+
+    monkeypatch.setattr(read_index, "BATCH_THREADS", 4)  # several, whatever this machine has
+    calls: list[int] = []
+    _, approx, vectors = _pair(3000, 500)
+    approx.nearest(vectors[:1], 1)  # the first search past exact_below starts the build
+    assert approx.built.wait(60) and approx.ann is not None
+    search = approx.ann.search
+    monkeypatch.setattr(
+        approx.ann, "search", lambda q, k, threads: calls.append(threads) or search(q, k, threads)
+    )
+    n = read_index.BATCH_SEARCH_MIN + 8
+    queries = _unit(vectors[:n] + 0.2 * np.random.default_rng(2).standard_normal((n, DIM)))
+    together = approx.nearest(queries, 7)
+    alone = [approx.nearest(q[None, :], 7)[0] for q in queries]
+    assert calls == [4] + [1] * n
+    assert together == alone
+
+
 def test_rows_put_or_dropped_while_the_graph_builds_or_after_are_searched_as_they_are():
     _, approx, vectors = _pair(1200, 100)
     with approx.lock:  # the build waits for the lock to read the rows: these come after
