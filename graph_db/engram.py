@@ -100,6 +100,7 @@ class Plan:
     kinds: dict[str, Kind]
     lessons: dict[str, PredicateInfo]
     seen: dict[int, list[str]]
+    current: dict[int, list[dict[str, Any]]]  # their rows, by new fact
 
 
 def _current_by_index(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
@@ -517,12 +518,13 @@ class MemoryWriter:
 
         def work(tx: Tx) -> list[FactWrite]:
             tx.run("namespace_touch", ns=ns, now=now)  # the namespace's writers queue here
-            rows = tx.run("facts_current_by_key", ns=ns, keys=keys)
-            current = _current_by_index(rows)
-            # another writer changed these facts since planning: plan again on what is now
-            # current, inside the transaction (two writers of one single-valued predicate
-            # must leave one current value, one SUPERSEDES chain)
-            plan = planned if _ids(current) == planned.seen else plan_with(tx.run)
+            # the ids suffice: a fact's object and vector never change. Another writer
+            # changed these facts since planning: plan again on what is now current, inside
+            # the transaction (two writers of one single-valued predicate must leave one
+            # current value, one SUPERSEDES chain)
+            ids = _ids(_current_by_index(tx.run("facts_current_ids_by_key", ns=ns, keys=keys)))
+            plan = planned if ids == planned.seen else plan_with(tx.run)
+            current = plan.current
             exact = [plan.kinds[p] == "functional" for p in predicates]
             lessons = Cardinality.lessons_rows(ns, plan.lessons)
             if lessons:
@@ -692,7 +694,7 @@ class MemoryWriter:
                 here.append((new, vectors[i], obj))
         for predicate in infos:  # every predicate of the batch, merged ones included
             kinds.setdefault(predicate, cardinality(predicate, infos[predicate]))
-        return Plan(outcomes, kinds, lessons, _ids(stored))
+        return Plan(outcomes, kinds, lessons, _ids(stored), stored)
 
     def _duplicate_of(
         self,
