@@ -46,6 +46,8 @@ CREATE PROPERTY Fact.predicate IF NOT EXISTS STRING;
 -- a fact's key: the write path looks up the current value of each new fact's subject and
 -- predicate (the properties in one map: ArcadeDB's Cypher uses the index only then)
 CREATE INDEX IF NOT EXISTS ON Fact (ns, subject_key, predicate) NOTUNIQUE;
+-- its one-property forerunner, in stores made before it: every write paid for it
+DROP INDEX `Fact[subject_key]` IF EXISTS;
 CREATE INDEX IF NOT EXISTS ON Fact (terms) FULL_TEXT;
 CREATE PROPERTY Fact.expire_at IF NOT EXISTS DOUBLE;
 CREATE PROPERTY Fact.vitals_due IF NOT EXISTS DOUBLE;

@@ -13,6 +13,8 @@ CREATE INDEX episode_ns IF NOT EXISTS FOR (n:Episode) ON (n.ns);
 CREATE INDEX episode_ns_session IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.session_id);
 CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
 CREATE INDEX fact_ns_subject_predicate IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key, n.predicate);
+// its two-property forerunner, in stores made before it: every write paid for it
+DROP INDEX fact_ns_subject IF EXISTS;
 // maintenance finds what is due by range (graph_db.maintenance), never by a scan
 CREATE INDEX episode_expire_at IF NOT EXISTS FOR (n:Episode) ON (n.expire_at);
 CREATE INDEX episode_vitals_due IF NOT EXISTS FOR (n:Episode) ON (n.vitals_due);
