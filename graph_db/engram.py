@@ -99,7 +99,7 @@ class Plan:
     outcomes: dict[int, Outcome]
     kinds: dict[str, Kind]
     lessons: dict[str, PredicateInfo]
-    seen: dict[int, list[str]]
+    seen: dict[int, list[tuple[str, str]]]
     current: dict[int, list[dict[str, Any]]]  # their rows, by new fact
 
 
@@ -110,8 +110,10 @@ def _current_by_index(rows: list[dict[str, Any]]) -> dict[int, list[dict[str, An
     return out
 
 
-def _ids(current: dict[int, list[dict[str, Any]]]) -> dict[int, list[str]]:
-    return {i: sorted(r["id"] for r in rows) for i, rows in current.items() if rows}
+def _seen(current: dict[int, list[dict[str, Any]]]) -> dict[int, list[tuple[str, str]]]:
+    """The current facts as a plan depends on them: ids and objects (their vectors embed the
+    subject, predicate and object: the same key and object, the same vector)."""
+    return {i: sorted((r["id"], r["object"]) for r in rows) for i, rows in current.items() if rows}
 
 
 @dataclass
@@ -518,12 +520,12 @@ class MemoryWriter:
 
         def work(tx: Tx) -> list[FactWrite]:
             tx.run("namespace_touch", ns=ns, now=now)  # the namespace's writers queue here
-            # the ids suffice: a fact's object and vector never change. Another writer
-            # changed these facts since planning: plan again on what is now current, inside
-            # the transaction (two writers of one single-valued predicate must leave one
-            # current value, one SUPERSEDES chain)
-            ids = _ids(_current_by_index(tx.run("facts_current_ids_by_key", ns=ns, keys=keys)))
-            plan = planned if ids == planned.seen else plan_with(tx.run)
+            # their ids and objects suffice (not their vectors again). Another writer changed
+            # these facts since planning: plan again on what is now current, inside the
+            # transaction (two writers of one single-valued predicate must leave one current
+            # value, one SUPERSEDES chain)
+            seen = _seen(_current_by_index(tx.run("facts_current_ids_by_key", ns=ns, keys=keys)))
+            plan = planned if seen == planned.seen else plan_with(tx.run)
             current = plan.current
             exact = [plan.kinds[p] == "functional" for p in predicates]
             lessons = Cardinality.lessons_rows(ns, plan.lessons)
@@ -694,7 +696,7 @@ class MemoryWriter:
                 here.append((new, vectors[i], obj))
         for predicate in infos:  # every predicate of the batch, merged ones included
             kinds.setdefault(predicate, cardinality(predicate, infos[predicate]))
-        return Plan(outcomes, kinds, lessons, _ids(stored), stored)
+        return Plan(outcomes, kinds, lessons, _seen(stored), stored)
 
     def _duplicate_of(
         self,

@@ -132,3 +132,22 @@ def test_recalls_close_together_leave_their_traces_in_one_transaction(graph, ns)
     assert graph.backend.read("namespace_version", ns=ns)[0]["version"] == version + 1
     for m in graph.get_many(ns, ids):
         assert (m.access_count or 0) == counts[m.id] + sum(m.id in r for r in returned)
+
+
+def test_a_fact_changed_between_planning_and_writing_is_planned_again(graph, ns, monkeypatch):
+    """A batch of facts is planned against the current facts read before its transaction; in
+    it their ids and objects are read again. A current fact whose object another writer
+    changed meanwhile is planned against as it is now: the new fact is not merged into it."""
+    [old] = graph.add_facts(ns, [{"subject": "Maya", "predicate": "lives_in", "object": "Paris"}])
+    write_tx, changed = graph.backend.write_tx, []
+
+    def meanwhile(work):
+        if not changed:  # the next transaction is the batch's, planned already
+            changed.append(graph.update(ns, old.id, object="Lisbon"))
+        return write_tx(work)
+
+    monkeypatch.setattr(graph.backend, "write_tx", meanwhile)
+    [new] = graph.add_facts(ns, [{"subject": "Maya", "predicate": "lives_in", "object": "Paris"}])
+    assert changed and new.action == "created" and new.supersedes == [old.id]
+    current = [m for m in graph.list(ns, blocks="semantic") if m.properties.get("valid_to") is None]
+    assert [m.properties["object"] for m in current] == ["Paris"]
