@@ -99,7 +99,6 @@ class Plan:
     outcomes: dict[int, Outcome]
     kinds: dict[str, Kind]
     lessons: dict[str, PredicateInfo]
-    seen: dict[int, list[tuple[str, str]]]
     current: dict[int, list[dict[str, Any]]]  # their rows, by new fact
 
 
@@ -511,7 +510,8 @@ class MemoryWriter:
         predicates = [p[2] for p in prepared]
 
         def plan_with(run: Callable[..., list[dict[str, Any]]]) -> Plan:
-            current = _current_by_index(run("facts_current_by_key", ns=ns, keys=keys))
+            rows = run("facts_current_by_key", ns=ns, keys=keys, with_embedding=True)
+            current = _current_by_index(rows)
             infos = self.cardinality.infos(run, ns, predicates)
             return self._reconcile(prepared, vectors, keys, fids, born, judge, asks, current, infos)
 
@@ -524,8 +524,9 @@ class MemoryWriter:
             # these facts since planning: plan again on what is now current, inside the
             # transaction (two writers of one single-valued predicate must leave one current
             # value, one SUPERSEDES chain)
-            seen = _seen(_current_by_index(tx.run("facts_current_ids_by_key", ns=ns, keys=keys)))
-            plan = planned if seen == planned.seen else plan_with(tx.run)
+            rows = tx.run("facts_current_by_key", ns=ns, keys=keys, with_embedding=False)
+            same = _seen(_current_by_index(rows)) == _seen(planned.current)
+            plan = planned if same else plan_with(tx.run)
             current = plan.current
             exact = [plan.kinds[p] == "functional" for p in predicates]
             lessons = Cardinality.lessons_rows(ns, plan.lessons)
@@ -696,7 +697,7 @@ class MemoryWriter:
                 here.append((new, vectors[i], obj))
         for predicate in infos:  # every predicate of the batch, merged ones included
             kinds.setdefault(predicate, cardinality(predicate, infos[predicate]))
-        return Plan(outcomes, kinds, lessons, _seen(stored), stored)
+        return Plan(outcomes, kinds, lessons, stored)
 
     def _duplicate_of(
         self,
