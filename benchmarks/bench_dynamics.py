@@ -39,6 +39,8 @@ import math
 import random
 import re
 import shutil
+import signal
+import sys
 import tempfile
 import threading
 import time
@@ -810,6 +812,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_dynamics.json")
     engines.add_options(ap)
     args = ap.parse_args()
+    # SIGTERM (the way a long fill is stopped) unwinds like Ctrl-C: the graph closes and
+    # saves its read index, so the fill that goes on loads it instead of reading it whole
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
     console = Console()
     if not console.is_terminal:  # a log file: keep the table's rows on one line
         console = Console(width=130)
