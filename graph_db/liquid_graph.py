@@ -120,6 +120,7 @@ class LiquidGraph:
                 self._read_index_dir(),
                 self.embedder.name,
                 self.settings.read_index_persist_min,
+                self.settings.read_index_gc_freeze,
             )
             if self.settings.read_index
             else None

@@ -6,8 +6,10 @@ alone."""
 
 from __future__ import annotations
 
+import gc
 import signal
 import threading
+import weakref
 from contextlib import contextmanager
 
 import pytest
@@ -589,3 +591,30 @@ def test_a_large_namespace_read_whole_shows_its_progress(graph, ns, monkeypatch,
     err = capsys.readouterr().err
     assert f"read index: {ns}:   0%|          | 0/{len(TURNS) + 1} [" in err
     graph.forget_namespace(ns)
+
+
+def test_a_large_namespace_read_whole_is_frozen_out_of_the_collectors_way(graph, ns, monkeypatch):
+    """Past FREEZE_MIN memories read whole (here every namespace is large), what the process
+    holds is frozen: Python's full collections no longer visit the index. Nothing is lost
+    for good: a namespace let go is freed at once, without a collection (no cycle in it).
+    With the setting off, nothing is frozen."""
+    ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    index = graph.read_index
+    monkeypatch.setattr(read_index, "FREEZE_MIN", len(TURNS))
+    try:
+        for freeze in (False, True):  # the last one read whole is frozen
+            monkeypatch.setattr(index, "gc_freeze", freeze)
+            gc.unfreeze()
+            index.forget(ns)
+            assert _recalled(graph, ns, "what pet do I have", k=1) == [ids[0]]  # read whole
+            assert (gc.get_freeze_count() > 0) is freeze
+        held = weakref.ref(index._spaces[ns])
+        gc.disable()  # no collection may free it meanwhile
+        try:
+            index.forget(ns)
+            assert held() is None
+        finally:
+            gc.enable()
+    finally:
+        gc.unfreeze()
+        graph.forget_namespace(ns)
