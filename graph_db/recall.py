@@ -474,13 +474,17 @@ class Recaller:
         if len(cands) <= m:
             return sorted(cands, key=lambda c: -c.relevance)
         emb = np.stack([c.vectors["embedding"] for c in cands])
-        sim = np.clip(emb @ emb.T, 0.0, 1.0)
+        sim = np.clip(emb @ emb.T, 0.0, 1.0).astype(np.float64)
         rel = np.array([c.relevance for c in cands])
         div = self.settings.recall_diversity
         covered = np.zeros(len(cands))
         chosen: list[int] = []
+        # each pick's gains in one buffer: a new (n, n) array a pick cost more than the sums
+        more = np.empty_like(sim)
         for _ in range(m):
-            gain = (np.maximum(sim, covered[None, :]) - covered[None, :]) @ rel
+            np.maximum(sim, covered, out=more)
+            more -= covered
+            gain = more @ rel
             gain = gain / max(rel.sum(), 1e-9)
             value = (1 - div) * rel + div * gain
             value[chosen] = -np.inf
