@@ -66,6 +66,20 @@ def test_batches_and_order_do_not_change_vectors(onnx):
     assert np.allclose(whole, one_by_one, atol=1e-4)
 
 
+def test_a_few_texts_run_one_a_thread_and_give_the_batchs_vectors_in_order():
+    """Up to ``threads`` texts (a recall's query and its variants) run one a thread through
+    a one-thread session, beside each other: the vectors are those of the bulk path, in the
+    order asked."""
+    e = OnnxMiniLMEmbedder(threads=3)
+    whole = e.embed(QUERIES)  # 5 texts: the bulk path
+    handed = []
+    submit = e._beside.submit
+    e._beside.submit = lambda *a: handed.append(a) or submit(*a)
+    few = e.embed(QUERIES[2::-1])
+    assert len(handed) == 2 and all(a[2] is e._solo for a in handed)  # the first runs here
+    assert np.allclose(few, whole[2::-1], atol=1e-5)
+
+
 def test_the_cache_returns_the_same_vectors_and_skips_the_model(onnx):
     calls = []
 
