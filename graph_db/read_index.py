@@ -101,7 +101,7 @@ class _Block:
     masked until reused."""
 
     def __init__(
-        self, dim: int, lock: threading.Lock, exact_below: int = 20_000, ef: int = 256
+        self, dim: int, lock: threading.Lock, exact_below: int = 10_000, ef: int = 256
     ) -> None:
         self.ids: list[str | None] = []
         self.own = np.zeros((0, dim), np.float32)
@@ -262,7 +262,7 @@ class _Space:
     dim: int
     #: a label's own vectors searched exactly up to this many, through HNSW past it, and
     #: the HNSW search's breadth: handed to the blocks, which search by them
-    exact_below: InitVar[int] = 20_000
+    exact_below: InitVar[int] = 10_000
     ef: InitVar[int] = 256
     #: by a memory's number (its node's in ``adjacency``, as the rows are): the block its
     #: own vector is in (1 + its label's place in LABELS; 0: none) and its row there, its
@@ -494,7 +494,7 @@ class ReadIndex:
         backend: GraphBackend,
         dim: int,
         max_memories: int = 250_000,
-        exact_below: int = 20_000,
+        exact_below: int = 10_000,
         ef: int = 256,
         directory: Path | None = None,
         model: str = "",
