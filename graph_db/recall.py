@@ -710,7 +710,8 @@ class Recaller:
             cols = cols.joined(more)
             cols = cols.take(sorted(range(len(cols)), key=cols.ids.__getitem__))
         keep = cols.visible(as_of, history) & np.isin(cols.labels, labels)
-        cols = cols.take(np.flatnonzero(keep))
+        if not keep.all():  # (a copy of every vector: a heavy walk reaches ~2,000)
+            cols = cols.take(np.flatnonzero(keep))
         walked = _Walked(cols, sent, reached, len(qv))
         if len(cols):
             own, dense = cols.dense(qv, self.settings.recall_context_weight)
