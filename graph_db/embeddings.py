@@ -119,11 +119,12 @@ class OnnxMiniLMEmbedder:
         self.threads = threads or min(4, os.cpu_count() or 1)
         self._session = None  # loaded at the first embedding: a command that reads the
         self._load_lock = Lock()  # store without searching it starts without the model
-        #: a batch of up to ``threads`` texts (a recall's query and its variants) is run one
-        #: text a thread through a one-thread session: intra-op threads gain little on a few
-        #: short texts (two queries: 4.0 ms instead of 6.7 as one batch on 2 cores, the same
-        #: vectors); bulk batches keep them (160 texts/s, 150-155 split over threads)
-        self._solo = None
+        #: a batch of 2 to ``threads`` texts (a recall's query and its variants) is run one
+        #: text a thread through a one-thread session, opened when first needed (~0.2 s):
+        #: intra-op threads gain little on a few short texts (two queries: 4.0 ms instead of
+        #: 6.7 as one batch on 2 cores, the same vectors); bulk batches keep them (160
+        #: texts/s, 150-155 split over threads), and one text runs alike on either
+        self._solo: Any = None
         self._beside: ThreadPoolExecutor | None = None
 
     def _load(self) -> None:
@@ -132,9 +133,6 @@ class OnnxMiniLMEmbedder:
         self._tok = Tokenizer.from_file(_minilm_tokenizer())
         self._tok.enable_truncation(self.max_tokens)
         self._tok.enable_padding()
-        if self.threads > 1:
-            self._solo = self._open(1)
-            self._beside = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="mags-embed")
         session = self._open(self.threads)
         self._inputs = {i.name for i in session.get_inputs()}
         self._session = session
@@ -160,6 +158,15 @@ class OnnxMiniLMEmbedder:
                 if self._session is None:
                     self._load()
 
+    def _side_by_side(self) -> tuple[Any, ThreadPoolExecutor]:
+        """The one-thread session and the threads beside the caller's (see ``__init__``)."""
+        self._ready()
+        with self._load_lock:
+            if self._beside is None:
+                self._solo = self._open(1)
+                self._beside = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="mags-embed")
+        return self._solo, self._beside
+
     def _batch(self, texts: list[str], session: Any = None) -> np.ndarray:
         self._ready()
         session = session or self._session
@@ -177,10 +184,10 @@ class OnnxMiniLMEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        self._ready()
-        if self._beside is not None and len(texts) <= self.threads:
-            others = [self._beside.submit(self._batch, [t], self._solo) for t in texts[1:]]
-            first = self._batch(texts[:1], self._solo)
+        if 1 < len(texts) <= self.threads:
+            solo, beside = self._side_by_side()
+            others = [beside.submit(self._batch, [t], solo) for t in texts[1:]]
+            first = self._batch(texts[:1], solo)
             return np.concatenate([first, *(f.result() for f in others)])
         # sort by length so each batch pads little, then restore the order
         order = np.argsort([len(t) for t in texts], kind="stable")

@@ -81,6 +81,9 @@ Stamp = tuple[str | None, int | None]
 SIDE_SEARCH_MIN = 5_000
 #: a namespace of at least this many memories shows a progress bar while it is read whole
 PROGRESS_MIN = 50_000
+#: a label's own vectors are searched exactly up to this many, through HNSW past it (the
+#: default of ``MAGS_READ_INDEX_EXACT_BELOW``, handed down to the blocks)
+EXACT_BELOW = 10_000
 #: memories read whole or loaded since the last freeze past which what the process holds is
 #: moved out of the cyclic collector's way (``ReadIndex.settle``)
 FREEZE_MIN = 10_000
@@ -101,7 +104,7 @@ class _Block:
     masked until reused."""
 
     def __init__(
-        self, dim: int, lock: threading.Lock, exact_below: int = 10_000, ef: int = 256
+        self, dim: int, lock: threading.Lock, exact_below: int = EXACT_BELOW, ef: int = 256
     ) -> None:
         self.ids: list[str | None] = []
         self.own = np.zeros((0, dim), np.float32)
@@ -262,7 +265,7 @@ class _Space:
     dim: int
     #: a label's own vectors searched exactly up to this many, through HNSW past it, and
     #: the HNSW search's breadth: handed to the blocks, which search by them
-    exact_below: InitVar[int] = 10_000
+    exact_below: InitVar[int] = EXACT_BELOW
     ef: InitVar[int] = 256
     #: by a memory's number (its node's in ``adjacency``, as the rows are): the block its
     #: own vector is in (1 + its label's place in LABELS; 0: none) and its row there, its
@@ -494,7 +497,7 @@ class ReadIndex:
         backend: GraphBackend,
         dim: int,
         max_memories: int = 250_000,
-        exact_below: int = 10_000,
+        exact_below: int = EXACT_BELOW,
         ef: int = 256,
         directory: Path | None = None,
         model: str = "",

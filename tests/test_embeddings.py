@@ -73,7 +73,7 @@ def test_a_few_texts_run_one_a_thread_and_give_the_batchs_vectors_in_order():
     e = OnnxMiniLMEmbedder(threads=3)
     whole = e.embed(QUERIES)  # 5 texts: the bulk path
     handed = []
-    submit = e._beside.submit
+    submit = e._side_by_side()[1].submit  # opened by the first such batch: here, to be watched
     e._beside.submit = lambda *a: handed.append(a) or submit(*a)
     few = e.embed(QUERIES[2::-1])
     assert len(handed) == 2 and all(a[2] is e._solo for a in handed)  # the first runs here
