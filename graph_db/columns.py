@@ -116,11 +116,17 @@ class Columns:
             vocab=self.vocab,
         )
 
-    def joined(self, other: Columns) -> Columns:
-        """These memories, then ``other``'s (their terms in this one's form)."""
+    def own(self) -> np.ndarray:
+        """Each memory's own vector (the first of its rows)."""
+        return self.vectors[_starts(1 + self.views + self.ctx)[: len(self)]]
+
+    def joined(self, other: Columns, vectors: bool = True) -> Columns:
+        """These memories, then ``other``'s (their terms in this one's form); without
+        ``vectors``, none are copied (the joined columns hold none: scored already)."""
         terms = other.terms
         if self.vocab is not None and other.vocab is None:
             terms = [self.key(t) if isinstance(t, str) else t for t in terms]
+        none = np.zeros(0, np.int64)
         return Columns(
             ids=self.ids + other.ids,
             labels=self.labels + other.labels,
@@ -130,9 +136,9 @@ class Columns:
             facts=self.facts + other.facts,
             words=np.concatenate([self.words, other.words]),
             terms=self.terms + terms,
-            vectors=np.concatenate([self.vectors, other.vectors]),
-            views=np.concatenate([self.views, other.views]),
-            ctx=np.concatenate([self.ctx, other.ctx]),
+            vectors=np.concatenate([self.vectors, other.vectors]) if vectors else self.vectors[:0],
+            views=np.concatenate([self.views, other.views]) if vectors else none,
+            ctx=np.concatenate([self.ctx, other.ctx]) if vectors else none,
             vocab=self.vocab if self.vocab is not None else other.vocab,
         )
 

@@ -35,7 +35,7 @@ from graph_db import clock
 from graph_db.adjacency import Adjacency
 from graph_db.adjacency import Step as Hop  # (source, target, edge, weight)
 from graph_db.backends import GraphBackend
-from graph_db.columns import Columns, dense_scores
+from graph_db.columns import Columns
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
 from graph_db.models import Memory, Recalled, Step
@@ -44,119 +44,103 @@ from graph_db.row_table import FLOATS
 from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import fulltext_query, terms
-from graph_db.vecpack import as_dict, unpack, unpack_rows
+from graph_db.vecpack import unpack_rows
 
-_NONE = np.zeros((0, 0), np.float32)  # no views, or no in-context view
-_IMPORTANCE, _LAST, _CREATED = (
-    FLOATS.index(k) for k in ("importance", "last_access", "created_at")
+_IMPORTANCE, _LAST, _CREATED, _VALID_TO = (
+    FLOATS.index(k) for k in ("importance", "last_access", "created_at", "valid_to")
 )
 
 
 @dataclass
 class Candidate:
-    """A memory under consideration, with what is known of it so far."""
+    """A memory where the ranking needs it whole (its first places, the corrections, the
+    turns ``newest_first`` draws on), with what recall made of it."""
 
     id: str
     label: str
     props: dict[str, Any]
-    vectors: dict[str, np.ndarray]
-    lexical: np.ndarray  # full-text score per query (0 when not hit)
     sources: set[str] = field(default_factory=set)
     relevance: float = 0.0
     similarity: float | None = None
     activation: float = 0.0
     path: list[Hop] = field(default_factory=list)  # made ``Step``s for the results only
-    boosts: tuple[float, ...] | None = None  # of its final score (``Recaller._final``)
 
 
 @dataclass
 class _Later:
-    """A walked memory in the ranking that is not (yet) a candidate: its place in the
-    columns (``_Walked``)."""
+    """A memory in the ranking not (yet) made a ``Candidate``: its place in the columns
+    (``_Ranked``)."""
 
     id: str
     at: int
 
 
 @dataclass
-class _Walked:
-    """The memories a walk reached that are not candidates, scored in columns; made
-    candidates (``Recaller._made``) only where the ranking needs them."""
+class _Found:
+    """What the searches found, in columns and in id order (how they were found must not
+    break a tie), with each one's full-text score per query and how it was found."""
 
     cols: Columns
+    lexical: np.ndarray  # (memories, queries): the full-text score (0 when not hit)
+    sources: list[set[str]]
     sent: dict[str, dict[str, Any]]  # rows the store sent (not held by the read index)
+
+    def take(self, idx: np.ndarray) -> _Found:
+        """The memories at ``idx``, in that order."""
+        pick = idx.tolist()
+        sources = [self.sources[i] for i in pick]
+        return _Found(self.cols.take(idx), self.lexical[idx], sources, self.sent)
+
+
+@dataclass
+class _Ranked:
+    """The candidates, then the memories the walk reached that are not candidates, each
+    part in id order, scored in columns; made ``Candidate``s (``Recaller._made``) only where
+    the ranking needs them. A recall ranks ~300 candidates and up to ~2,000 walked
+    memories: a row dict, a vector dict and an object of each cost more than their scores."""
+
+    cols: Columns  # without vectors: scored already
+    sent: dict[str, dict[str, Any]]
     reached: dict[str, tuple[float, list[Hop]]]
-    queries: int
-    relevance: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    similarity: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sources: list[set[str]]
+    relevance: np.ndarray
+    similarity: np.ndarray
+    boosts: np.ndarray  # (memories, 4): ``Recaller._boosts``
     activation: np.ndarray = field(default_factory=lambda: np.zeros(0))
     final: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    boosts: list[tuple[float, float, float, float]] = field(default_factory=list)
-    origins: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
-    def score(
-        self, s: GraphSettings, ground: Grounding, now: float, pool: dict[str, Candidate]
-    ) -> None:
-        """Activation, the final score's boosts (``Recaller._boosts``, in columns) and the
-        final score; ``pool``: the candidates, whose similarity a walk from them carries."""
-        cols = self.cols
-        if not len(cols):
-            return
-        act = np.array([self.reached[mid][0] for mid in cols.ids])
+    def score(self) -> None:
+        """Activation (where the walk reached a memory higher than its relevance) and the
+        final score."""
+        act = np.array([self.reached.get(mid, (0.0,))[0] for mid in self.cols.ids], np.float64)
         self.activation = np.where(act > self.relevance, act, 0.0)
-        asks = math.exp(-s.recall_question_penalty)
-        scale = [asks if a == 1 else 1.0 for a in cols.asks.tolist()]
-        named: dict[str | None, float] = {}
-        speaker = []
-        for who, fact in zip(cols.speakers, cols.facts, strict=True):
-            name = who or (fact[0] if fact else None)
-            if name not in named:
-                named[name] = s.recall_speaker_weight if ground.names_speaker(
-                    {"speaker": name}) else 0.0  # fmt: skip
-            speaker.append(named[name])
-        floats = np.where(np.isnan(cols.floats), 0.0, cols.floats)  # unset: None, falsy
-        importance = floats[:, _IMPORTANCE].tolist()
-        last = [a or b or now for a, b in floats[:, [_LAST, _CREATED]].tolist()]
-        self.boosts = [
-            (sc, sp, s.rank_importance_weight * i, s.rank_recency_weight * _recency(t, now))
-            for sc, sp, i, t in zip(scale, speaker, importance, last, strict=True)
-        ]
-        b = np.array(self.boosts)
-        self.final = np.maximum(self.relevance, self.activation) * b[:, 0] + b[:, 1] + b[:, 2]
-        self.final += b[:, 3]
+        self.final = _final(self.relevance, self.activation, self.boosts)
+
+    def origins(self, places: dict[str, int]) -> np.ndarray:
+        """The similarity ``min_similarity`` holds each memory to: its own, or that of the
+        anchor the walk reached it from (``places``: each candidate's place)."""
         sims = self.similarity.tolist()
-        self.origins = np.array([  # its own similarity, or that of the anchor walked from
-            _sim(pool[self.reached[mid][1][0][0]].similarity) if a > 0 else sim
-            for mid, a, sim in zip(cols.ids, self.activation.tolist(), sims, strict=True)
-        ])  # fmt: skip
+        return np.array([
+            sims[places[self.reached[mid][1][0][0]]] if a > 0 else sim
+            for mid, a, sim in zip(self.cols.ids, self.activation.tolist(), sims, strict=True)
+        ], np.float64)  # fmt: skip
 
-    def origin(self, c: Candidate | _Later, candidates: dict[str, Candidate]) -> float:
-        """The similarity ``min_similarity`` holds ``c`` to (``candidates``: a candidate's
-        origin, itself or its anchor)."""
-        if isinstance(c, _Later):
-            return float(self.origins[c.at])
-        return _sim(candidates[c.id].similarity)
-
-    def repeat_key(self, c: Candidate | _Later, min_words: int) -> Any:
-        """``collapse_repeats``' key, in the columns' form of terms."""
-        if isinstance(c, Candidate):
-            key = _repeat_key(c, min_words)
-            return self.cols.key(key) if key else None
+    def repeat_key(self, c: _Later, min_words: int) -> Any:
+        """``collapse_repeats``' key, in the columns' form of terms (it runs before any
+        memory is made a candidate)."""
         i = c.at
         if self.cols.labels[i] != "Episode" or self.cols.words[i] < min_words:
             return None
         return self.cols.terms[i] or None
 
-    def corrections(
-        self, outdated: dict[str, set[tuple[str, str]]], keep: list[Candidate]
-    ) -> list[int]:
-        """The walked memories ``corrections_first`` may place: current facts of a subject
-        and predicate that changed, and the turns that stated them."""
+    def corrections(self, outdated: dict[str, set[tuple[str, str]]]) -> list[int]:
+        """The memories ``corrections_first`` may place: current facts of a subject and
+        predicate that changed, and the turns that stated them."""
         keys = set().union(*outdated.values()) if outdated else set()
         if not keys:
             return []
         cols = self.cols
-        valid_to = cols.floats[:, FLOATS.index("valid_to")]
+        valid_to = cols.floats[:, _VALID_TO]
         facts = [
             i
             for i, fact in enumerate(cols.facts)
@@ -164,11 +148,6 @@ class _Walked:
             and _subject_predicate(fact[0], fact[1]) in keys
         ]  # fmt: skip
         sources = {cols.facts[i][2] for i in facts}  # type: ignore[index]
-        sources |= {
-            c.props.get("source_episode_id")
-            for c in keep
-            if c.label == "Fact" and not c.props.get("valid_to") and _key(c) in keys
-        }
         return facts + [i for i, mid in enumerate(cols.ids) if mid in sources]
 
     def speaker(self, c: Candidate | _Later) -> str | None:
@@ -177,7 +156,7 @@ class _Walked:
         return c.props.get("speaker")
 
     def about(self, ranked: list[tuple[float, Candidate | _Later]], words: set[str]) -> list[int]:
-        """The walked turns not made candidates that state something and have every one of
+        """The turns not made candidates that state something and have every one of
         ``words`` (``newest_first`` may move the newest of them up)."""
         if not words:
             return []
@@ -190,13 +169,25 @@ class _Walked:
         ]  # fmt: skip
 
 
-def _outdated(hidden: list[Candidate]) -> dict[str, set[tuple[str, str]]]:
+def _final(relevance: np.ndarray, activation: np.ndarray, boosts: np.ndarray) -> np.ndarray:
+    """max(relevance, activation) x the question penalty, plus the speaker, importance and
+    recency boosts (``Recaller._boosts``), summed in that order."""
+    final = np.maximum(relevance, activation) * boosts[:, 0] + boosts[:, 1] + boosts[:, 2]
+    final += boosts[:, 3]
+    return final
+
+
+def _outdated(cols: Columns, hidden: np.ndarray) -> dict[str, set[tuple[str, str]]]:
     """Turn id -> the (subject, predicate) it stated that changed since, from the hidden
-    (superseded) facts."""
+    (superseded) facts at ``hidden``."""
     outdated: dict[str, set[tuple[str, str]]] = {}
-    for f in hidden:
-        if f.label == "Fact" and f.props.get("valid_to") and f.props.get("source_episode_id"):
-            outdated.setdefault(f.props["source_episode_id"], set()).add(_key(f))
+    valid_to = cols.floats[:, _VALID_TO]
+    for i in hidden.tolist():
+        fact = cols.facts[i]
+        if cols.labels[i] != "Fact" or not fact or not fact[2]:
+            continue
+        if not np.isnan(valid_to[i]) and valid_to[i]:
+            outdated.setdefault(fact[2], set()).add(_subject_predicate(fact[0], fact[1]))
     return outdated
 
 
@@ -206,8 +197,10 @@ def _made_only(
     return [(s, c) for s, c in ranked if isinstance(c, Candidate)]
 
 
-def _sim(similarity: float | None) -> float:
-    return -2.0 if similarity is None else similarity  # cosines are >= -1
+def _or_least(similarity: np.ndarray) -> np.ndarray:
+    """Similarities as ``min_similarity`` and the vector mode have held candidates to: a
+    memory stored without vectors (similarity 0.0, a zero vector) as less than any."""
+    return np.where(similarity == 0.0, -2.0, similarity)
 
 
 def _recency(last: float, now: float) -> float:
@@ -307,13 +300,11 @@ class Recaller:
             hits.setdefault(f.id, set()).add(source)
             if f.row is not None:
                 rows[f.id] = f.row
-        rows |= self._rows(ns, [mid for mid in hits if mid not in rows])
+        cols, sent = self._columns(ns, sorted(hits), rows, qv.shape[1])
         zero = np.zeros(len(queries))
-        vectors = self._vectors(ns, rows, qv.shape[1])
-        return {  # in id order: how the searches found them must not break a tie
-            mid: _candidate(mid, rows[mid], vectors, qv.shape[1], scores.get(mid, zero), hits[mid])
-            for mid in sorted(rows)
-        }
+        lexical = np.array([scores.get(mid, zero) for mid in cols.ids], np.float64)
+        lexical = lexical.reshape(len(cols), len(queries))
+        return _Found(cols, lexical, [hits[mid] for mid in cols.ids], sent)
 
     def close(self) -> None:
         if self._owns_pool:
@@ -332,44 +323,46 @@ class Recaller:
         rows = self.backend.read("recall_rows", ns=ns, ids=ids, vecs=vecs)
         return held | {r["id"]: r["row"] for r in rows}
 
-    def _vectors(
-        self, ns: str, rows: dict[str, dict[str, Any]], dim: int
-    ) -> dict[str, dict[str, np.ndarray]]:
-        """Each memory's recall vectors: from its row when the row brought them, else from
-        the read index, else read (a memory written after the index was checked)."""
+    def _columns(
+        self, ns: str, ids: list[str], rows: dict[str, dict[str, Any]], dim: int
+    ) -> tuple[Columns, dict[str, dict[str, Any]]]:
+        """Those of ``ids`` (in id order) that exist, in columns, in id order: from the read
+        index when it holds them, else from the ``rows`` the store sent (or reads now, with
+        their vectors); and the rows used (the ranking makes candidates of a few)."""
         index = self.searcher.index
-        out = {mid: unpack(row["vecs"], dim) for mid, row in rows.items() if row.get("vecs")}
-        if index is not None:
-            out |= index.vectors(ns, [mid for mid in rows if mid not in out])
-        missing = [mid for mid in rows if mid not in out]
-        for mid, row in self._rows(ns, missing, vecs=True).items():
-            if row.get("vecs"):
-                out[mid] = unpack(row["vecs"], dim)
-        return out
+        cols, missing = index.columns(ns, ids) if index is not None else (None, ids)
+        sent = {mid: rows[mid] for mid in missing if mid in rows}
+        sent |= self._rows(ns, [mid for mid in missing if mid not in sent], vecs=True)
+        sent = {mid: sent[mid] for mid in missing if mid in sent}
+        stacks = {mid: unpack_rows(r["vecs"], dim) for mid, r in sent.items() if r.get("vecs")}
+        more = Columns.of_rows(sent, stacks, dim)
+        if cols is None:
+            return more, sent
+        if len(more):  # written after the index was checked: in id order with the others
+            cols = cols.joined(more)
+            cols = cols.take(sorted(range(len(cols)), key=cols.ids.__getitem__))
+        return cols, sent
 
     # -- 2. relevance ----------------------------------------------------------------------
     def score(
         self,
-        cands: list[Candidate],
+        cols: Columns,
+        lexical: np.ndarray | None,
         qv: np.ndarray,
         ground: Grounding,
         stats: _ZStats | None = None,
-    ) -> _ZStats:
-        """Set relevance and similarity of ``cands``; z-statistics come from them unless
-        given (walked memories are scored on the candidates' scale)."""
-        if not cands:
-            return stats or _ZStats.empty(len(qv))
-        own, dense = self._dense(cands, qv)
-        lex = np.stack([c.lexical for c in cands])
+    ) -> tuple[np.ndarray, np.ndarray, _ZStats]:
+        """Relevance and similarity of the memories in ``cols`` (``lexical``: their
+        full-text scores; None: not searched for); z-statistics come from them unless given
+        (walked memories are scored on the candidates' scale)."""
+        if not len(cols):
+            return np.zeros(0), np.zeros(0), stats or _ZStats.empty(len(qv))
+        own, dense = cols.dense(qv, self.settings.recall_context_weight)
         if stats is None:
-            stats = _ZStats.of(dense, lex)
-        words = np.array([_content_words(c) for c in cands])
-        turn = np.array([c.label == "Episode" for c in cands])
-        times = [_time(c.props) for c in cands]
-        relevance = self._relevance(dense, lex, words, turn, times, ground, stats).tolist()
-        for c, r, o in zip(cands, relevance, own.max(axis=1).tolist(), strict=True):
-            c.relevance, c.similarity = r, o
-        return stats
+            stats = _ZStats.of(dense, lexical if lexical is not None else np.zeros_like(dense))
+        turn = np.array([label == "Episode" for label in cols.labels], bool)
+        relevance = self._relevance(dense, lexical, cols.words, turn, cols.times(), ground, stats)
+        return relevance, own.max(axis=1), stats
 
     def _relevance(
         self,
@@ -405,7 +398,7 @@ class Recaller:
         self,
         ns: str,
         ranked: list[tuple[float, Candidate | _Later]],
-        hidden: list[Candidate],
+        outdated: dict[str, set[tuple[str, str]]],
         pool: dict[str, Candidate],
         k: int,
     ) -> list[tuple[float, Candidate | _Later]]:
@@ -414,8 +407,8 @@ class Recaller:
         fact of that subject and predicate, and the turn that stated it, placed just before
         it (a recalled statement that no longer holds is never shown without what holds).
         The rest follow in their order, for ``newest_first`` to draw on. Past the first 2k
-        of ``ranked``, only ids are read (the walked memories not made candidates)."""
-        outdated = _outdated(hidden)
+        of ``ranked``, only ids are read (the memories not made candidates); ``outdated``:
+        ``_outdated``'s."""
         if not outdated or not ranked:
             return ranked
         current: dict[tuple[str, str], list[Candidate]] = {}
@@ -430,11 +423,8 @@ class Recaller:
             for f in current.get(key, [])
         }
         missing = sorted(sid for sid in sources if sid and sid not in pool)
-        dim = next(c.vectors["embedding"].shape[0] for _, c in ranked if isinstance(c, Candidate))
-        rows = self._rows(ns, missing)
-        vectors = self._vectors(ns, rows, dim)
-        for mid, row in rows.items():
-            pool[mid] = _candidate(mid, row, vectors, dim, np.zeros(1), {"correction"})
+        for mid, row in self._rows(ns, missing).items():
+            pool[mid] = _candidate(mid, row, {"correction"})
         out: list[tuple[float, Candidate | _Later]] = []
         placed: set[str] = set()
         for score, c in ranked:
@@ -456,28 +446,16 @@ class Recaller:
                 placed.add(c.id)
         return out + [(s, c) for s, c in ranked if c.id not in placed]
 
-    def _dense(self, cands: list[Candidate], qv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``columns.dense_scores`` of the candidates."""
-        parts = [
-            [c.vectors["embedding"][None, :], c.vectors.get("views", _NONE), _ctx(c.vectors)]
-            for c in cands
-        ]
-        views = np.array([len(p[1]) for p in parts], np.int64)
-        ctx = np.array([len(p[2]) for p in parts], np.int64)
-        stack = np.concatenate([v for p in parts for v in p if len(v)])
-        return dense_scores(stack, views, ctx, qv, self.settings.recall_context_weight)
-
     # -- 3. anchors ----------------------------------------------------------------------
-    def anchors(self, cands: list[Candidate], m: int) -> list[Candidate]:
-        """Greedy facility location: each pick adds the most relevance-weighted coverage
-        (max similarity of every candidate to the picked set) mixed with its own relevance."""
-        if len(cands) <= m:
-            return sorted(cands, key=lambda c: -c.relevance)
-        emb = np.stack([c.vectors["embedding"] for c in cands])
+    def anchors(self, emb: np.ndarray, rel: np.ndarray, m: int) -> list[int]:
+        """Greedy facility location over the candidates' own vectors ``emb`` and their
+        relevance ``rel``: each pick adds the most relevance-weighted coverage (max
+        similarity of every candidate to the picked set) mixed with its own relevance."""
+        if len(rel) <= m:
+            return np.argsort(-rel, kind="stable").tolist()
         sim = np.clip(emb @ emb.T, 0.0, 1.0).astype(np.float64)
-        rel = np.array([c.relevance for c in cands])
         div = self.settings.recall_diversity
-        covered = np.zeros(len(cands))
+        covered = np.zeros(len(rel))
         chosen: list[int] = []
         # each pick's gains in one buffer: a new (n, n) array a pick cost more than the sums
         more = np.empty_like(sim)
@@ -491,18 +469,19 @@ class Recaller:
             pick = int(np.argmax(value))
             chosen.append(pick)
             covered = np.maximum(covered, sim[pick])
-        return [cands[i] for i in chosen]
+        return chosen
 
     # -- 4. walk -------------------------------------------------------------------------
     def walk(
         self,
         ns: str,
-        anchors: list[Candidate],
+        anchors: list[tuple[str, float]],
         now: float,
         floor: float = 0.0,
         known: Iterable[str] = (),
     ) -> tuple[dict[str, tuple[float, list[Hop]]], dict[str, dict[str, Any]]]:
-        """Spread activation from the anchors: best (activation, path) per memory reached,
+        """Spread activation from the anchors (id, relevance): best (activation, path) per
+        memory reached,
         and the rows of the memories reached (as ``recall_rows`` gives them) but ``known``
         (none with the read index: it holds them).
 
@@ -512,8 +491,8 @@ class Recaller:
         """
         s = self.settings
         stop = max(s.walk_threshold, floor)
-        best: dict[str, tuple[float, list[Hop]]] = {a.id: (a.relevance, []) for a in anchors}
-        frontier = {a.id for a in anchors if a.relevance >= stop}
+        best: dict[str, tuple[float, list[Hop]]] = {mid: (rel, []) for mid, rel in anchors}
+        frontier = {mid for mid, rel in anchors if rel >= stop}
         rows: dict[str, dict[str, Any]] = {}
         known = set(known)
         in_index = self.searcher.index is not None  # it holds the rows: none are sent
@@ -604,178 +583,172 @@ class Recaller:
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
-        cands = self.candidates(ns, queries, qv, labels, (mode == "walk"), checked)
-        keep = [c for c in cands.values() if visible(c.props, as_of, history)]
-        hidden = [c for c in cands.values() if not visible(c.props, as_of, history)]
-        if mode == "vector":
-            self.score(keep, qv, ground)
-            ranked = sorted(keep, key=lambda c: -(c.similarity or -2.0))
-            ranked = [c for c in ranked if (c.similarity or -2.0) >= least][:k]
-            for c in ranked:
-                c.relevance = c.similarity or 0.0
-            return self._results(ns, [(c.relevance, c, False) for c in ranked]), []
-        stats = self.score(keep, qv, ground)
-        anchors = self.anchors(keep, self.settings.recall_anchors)
+        found = self.candidates(ns, queries, qv, labels, (mode == "walk"), checked)
+        seen = found.cols.visible(as_of, history)
+        keep = found if seen.all() else found.take(np.flatnonzero(seen))
+        rel, sim, stats = self.score(keep.cols, keep.lexical, qv, ground)
+        if mode == "vector":  # relevance: the similarity
+            held = _or_least(sim)
+            order = [i for i in np.argsort(-held, kind="stable").tolist() if held[i] >= least]
+            made = self._candidates(ns, keep, order[:k], sim)
+            return self._results(ns, [(c.relevance, c, False) for c in made]), []
+        at = self.anchors(keep.cols.own(), rel, self.settings.recall_anchors)
+        anchors = [(keep.cols.ids[i], float(rel[i])) for i in at]
+        boosts = self._boosts(keep.cols, now, ground)
         # the k-th final score before the walk bounds the one after it from below (a walk
         # only raises scores); by its activation, a walked memory gains at most margin on it
-        finals = sorted(  # of the candidates that may stay
-            (self._final(c, now, ground) for c in keep if (c.similarity or -2.0) >= least),
-            reverse=True,
-        )
+        finals = np.sort(_final(rel, np.zeros_like(rel), boosts)[_or_least(sim) >= least])
         margin = self.settings.rank_importance_weight + self.settings.rank_recency_weight
         if any(ground.names):
             margin += self.settings.recall_speaker_weight
-        floor = finals[k - 1] - margin if len(finals) >= k else 0.0
+        floor = float(finals[-k]) - margin if len(finals) >= k else 0.0
         # the store sends a row with each walked memory that is not a candidate
-        reached, rows = self.walk(ns, anchors, now, floor, known=cands)
-        for c in keep:  # a candidate the walk reached higher than its relevance
-            act, path = reached.get(c.id, (0.0, []))
-            if act > c.relevance:
-                c.activation, c.path = act, path
-                if path:
-                    c.sources.add("walk")
-        walked = self._walked(ns, reached, rows, cands, qv, ground, stats, labels, as_of, history)
-        pool = {c.id: c for c in keep}
-        walked.score(self.settings, ground, now, pool)
+        reached, rows = self.walk(ns, anchors, now, floor, known=found.cols.ids)
+        ranked = self._ranked(ns, keep, (rel, sim, boosts), found, reached, rows, qv, ground,
+                              stats, labels, as_of, history, now)  # fmt: skip
+        ranked.score()
+        final = ranked.final
+        order = np.argsort(-final, kind="stable").tolist()
+        if min_similarity is not None:
+            origins = ranked.origins({mid: i for i, mid in enumerate(keep.cols.ids)})
+            order = [i for i in order if origins[i] >= least]
+        ids = ranked.cols.ids
         scored: list[tuple[float, Candidate | _Later]] = [
-            (self._final(c, now, ground), c) for c in keep
+            (float(final[i]), _Later(ids[i], i)) for i in order
         ]
-        scored += [
-            (f, _Later(mid, i))
-            for i, (f, mid) in enumerate(zip(walked.final.tolist(), walked.cols.ids, strict=True))
-        ]
-        if min_similarity is not None:  # its own similarity, or that of the anchor walked from
-            origin = {c.id: pool[c.path[0][0]] if c.path else c for c in keep}
-            scored = [(s, c) for s, c in scored if walked.origin(c, origin) >= least]
-        scored.sort(key=lambda t: -t[0])
         asked = queries[: len(queries) - ground.derived]
         now_asked = not history and all(map(about_now, asked))
         if self.settings.recall_collapse_repeats and now_asked:
             cap = self.settings.recall_length_cap or 1
-            scored = collapse_repeats(scored, cap, walked.repeat_key)
+            scored = collapse_repeats(scored, cap, ranked.repeat_key)
         corrections = self.settings.recall_corrections_first and as_of is None and not history
-        outdated = _outdated(hidden) if corrections else {}
-        # made candidates: every walked memory that may reach the top k (a correction can
-        # take a place of the first k: twice k), or that the corrections draw on
+        outdated = _outdated(found.cols, np.flatnonzero(~seen)) if corrections else {}
+        # made candidates: every memory that may reach the top k (a correction can take a
+        # place of the first k: twice k), or that the corrections draw on
         later = [c.at for _, c in scored[: 2 * k] if isinstance(c, _Later)]
-        later += walked.corrections(outdated, keep)
-        ranked = self._made(ns, scored, walked, later, reached, qv.shape[1], pool)
+        later += ranked.corrections(outdated)
+        pool: dict[str, Candidate] = {}
+        made = self._made(ns, scored, ranked, later, pool)
         if corrections:
-            ranked = self.corrections_first(ns, ranked, hidden, pool, k)
+            made = self.corrections_first(ns, made, outdated, pool, k)
         # after the corrections: a newer echo of an outdated value ("You live in Porto")
         # may take an older turn's place in its group, never a place before the correction
         if self.settings.recall_newest_first and now_asked:
             lang = self.settings.stem_language
-            said_by = " ".join({walked.speaker(c) or "" for _, c in ranked})
+            said_by = " ".join({ranked.speaker(c) or "" for _, c in made})
             words = {t for q in queries for t in terms(topic_of(q), lang).split()}
             words -= set(terms(said_by, lang).split())
-            about = walked.about(ranked, words)  # the turns below that newest_first draws on
-            ranked = self._made(ns, ranked, walked, about, reached, qv.shape[1], pool)
+            about = ranked.about(made, words)  # the turns below that newest_first draws on
+            made = self._made(ns, made, ranked, about, pool)
             # within a fixed window, not k: the first places must not depend on how many
             # more were asked for (k=25 had moved newer turns from 11-25 into the top 10)
             window = min(k, self.settings.recall_newest_window)
-            ranked = newest_first(_made_only(ranked), window, words)
-        anchor_ids = {a.id for a in anchors}
-        top = [(s, c, c.id in anchor_ids) for s, c in _made_only(ranked)[:k]]
-        return self._results(ns, top), [a.id for a in anchors]
+            made = newest_first(_made_only(made), window, words)
+        anchor_ids = {mid for mid, _ in anchors}
+        top = [(s, c, c.id in anchor_ids) for s, c in _made_only(made)[:k]]
+        return self._results(ns, top), [mid for mid, _ in anchors]
 
-    def _walked(
+    def _ranked(
         self,
         ns: str,
+        keep: _Found,
+        scores: tuple[np.ndarray, np.ndarray, np.ndarray],
+        found: _Found,
         reached: dict[str, tuple[float, list[Hop]]],
         rows: dict[str, dict[str, Any]],
-        cands: dict[str, Candidate],
         qv: np.ndarray,
         ground: Grounding,
         stats: _ZStats,
         labels: list[str],
         as_of: float | None,
         history: bool,
-    ) -> _Walked:
-        """The memories the walk reached that are not candidates, visible and of
-        ``labels``, in columns (in id order) with their relevance on the candidates' scale
-        (``stats``): from the read index when it holds them, else from the rows the store
-        sent along (or reads now, with their vectors)."""
-        ids = sorted(mid for mid in reached if mid not in cands)
-        dim = qv.shape[1]
-        index = self.searcher.index
-        cols, missing = index.columns(ns, ids) if index is not None else (None, ids)
-        sent = {mid: rows[mid] for mid in missing if mid in rows}
-        sent |= self._rows(ns, [mid for mid in missing if mid not in sent], vecs=True)
-        stacks = {mid: unpack_rows(r["vecs"], dim) for mid, r in sent.items() if r.get("vecs")}
-        more = Columns.of_rows(sent, stacks, dim)
-        if cols is None:
-            cols = more
-        elif len(more):  # written after the index was checked: in id order with the others
-            cols = cols.joined(more)
-            cols = cols.take(sorted(range(len(cols)), key=cols.ids.__getitem__))
-        keep = cols.visible(as_of, history) & np.isin(cols.labels, labels)
-        if not keep.all():  # (a copy of every vector: a heavy walk reaches ~2,000)
-            cols = cols.take(np.flatnonzero(keep))
-        walked = _Walked(cols, sent, reached, len(qv))
-        if len(cols):
-            own, dense = cols.dense(qv, self.settings.recall_context_weight)
-            turn = np.array([label == "Episode" for label in cols.labels])
-            walked.relevance = self._relevance(
-                dense, None, cols.words, turn, cols.times(), ground, stats
-            )
-            walked.similarity = own.max(axis=1)
-        return walked
+        now: float,
+    ) -> _Ranked:
+        """The candidates ``keep`` with their ``scores`` (relevance, similarity, boosts),
+        then the memories the walk reached that were not found (``found``), visible and of
+        ``labels``, in id order, scored on the candidates' scale (``stats``)."""
+        known = set(found.cols.ids)
+        ids = sorted(mid for mid in reached if mid not in known)
+        cols, sent = self._columns(ns, ids, rows, qv.shape[1])
+        shown = cols.visible(as_of, history) & np.isin(cols.labels, labels)
+        if not shown.all():  # (a copy of every vector: a heavy walk reaches ~2,000)
+            cols = cols.take(np.flatnonzero(shown))
+        rel, sim, _ = self.score(cols, None, qv, ground, stats)
+        return _Ranked(
+            cols=keep.cols.joined(cols, vectors=False),
+            sent=found.sent | sent,
+            reached=reached,
+            sources=[*keep.sources, *([{"walk"}] * len(cols))],
+            relevance=np.concatenate([scores[0], rel]),
+            similarity=np.concatenate([scores[1], sim]),
+            boosts=np.concatenate([scores[2], self._boosts(cols, now, ground)]),
+        )
 
     def _made(
         self,
         ns: str,
         ranked: list[tuple[float, Candidate | _Later]],
-        walked: _Walked,
+        cols: _Ranked,
         at: list[int],
-        reached: dict[str, tuple[float, list[Hop]]],
-        dim: int,
         pool: dict[str, Candidate],
     ) -> list[tuple[float, Candidate | _Later]]:
-        """``ranked`` with the walked memories at ``at`` made candidates (added to
-        ``pool``), scored as the columns scored them."""
-        todo = sorted({i for i in at if walked.cols.ids[i] not in pool})
+        """``ranked`` with the memories at ``at`` made candidates (added to ``pool``),
+        scored as the columns scored them."""
+        todo = sorted({i for i in at if cols.cols.ids[i] not in pool})
         if not todo:
             return ranked
-        ids = [walked.cols.ids[i] for i in todo]
-        rows = {mid: walked.sent[mid] for mid in ids if mid in walked.sent}
+        ids = [cols.cols.ids[i] for i in todo]
+        rows = {mid: cols.sent[mid] for mid in ids if mid in cols.sent}
         rows |= self._rows(ns, [mid for mid in ids if mid not in rows])
-        zero = np.zeros(walked.queries)
         for i, mid in zip(todo, ids, strict=True):
             if mid not in rows:  # deleted meanwhile
                 continue
-            c = _candidate(mid, rows[mid], {mid: as_dict(*walked.cols.stack(i))}, dim, zero,
-                           {"walk"})  # fmt: skip
-            c.relevance = float(walked.relevance[i])
-            c.similarity = float(walked.similarity[i])
-            c.boosts = walked.boosts[i]
-            if walked.activation[i] > 0:
-                c.activation, c.path = float(walked.activation[i]), reached[mid][1]
+            c = _candidate(mid, rows[mid], cols.sources[i])
+            c.relevance = float(cols.relevance[i])
+            c.similarity = float(cols.similarity[i])
+            if cols.activation[i] > 0:
+                c.activation, c.path = float(cols.activation[i]), cols.reached[mid][1]
+                c.sources.add("walk")
             pool[mid] = c
         return [(s, pool.get(c.id, c) if isinstance(c, _Later) else c) for s, c in ranked]
 
-    def _final(self, c: Candidate, now: float, ground: Grounding) -> float:
-        if c.boosts is None:  # what does not change within a recall, once a candidate
-            c.boosts = self._boosts(c, now, ground)
-        scale, speaker, importance, recency = c.boosts
-        return max(c.relevance, c.activation) * scale + speaker + importance + recency
+    def _candidates(
+        self, ns: str, found: _Found, at: list[int], sim: np.ndarray
+    ) -> list[Candidate]:
+        """The memories of ``found`` at ``at`` made candidates, in that order, with their
+        similarity ``sim`` as relevance too (the vector mode)."""
+        ids = [found.cols.ids[i] for i in at]
+        rows = {mid: found.sent[mid] for mid in ids if mid in found.sent}
+        rows |= self._rows(ns, [mid for mid in ids if mid not in rows])
+        out = []
+        for i, mid in zip(at, ids, strict=True):
+            if mid in rows:  # (deleted meanwhile)
+                c = _candidate(mid, rows[mid], found.sources[i])
+                c.relevance = c.similarity = float(sim[i])
+                out.append(c)
+        return out
 
-    def _boosts(self, c: Candidate, now: float, ground: Grounding) -> tuple[float, ...]:
-        """What the final score makes of a candidate's relevance or activation: times the
+    def _boosts(self, cols: Columns, now: float, ground: Grounding) -> np.ndarray:
+        """What the final score makes of each memory's relevance or activation: times the
         question penalty (a question leads to its answer, an anchor, but holds none), plus
-        the boost when the query names its speaker, plus its importance and recency."""
+        the boost when the query names its speaker (or a fact's subject), plus its
+        importance and recency (weighted): one row a memory."""
         s = self.settings
-        scale = math.exp(-s.recall_question_penalty) if c.props.get("asks") else 1.0
-        speaker = s.recall_speaker_weight if ground.names_speaker(c.props) else 0.0
-        importance = float(c.props.get("importance") or 0.0)
-        last = c.props.get("last_access") or c.props.get("created_at") or now
-        recency = _recency(last, now)
-        return (
-            scale,
-            speaker,
-            s.rank_importance_weight * importance,
-            s.rank_recency_weight * recency,
-        )
+        asks = math.exp(-s.recall_question_penalty)
+        named: dict[str | None, float] = {}
+        rows = []
+        floats = np.where(np.isnan(cols.floats), 0.0, cols.floats)  # unset: None, falsy
+        importance = floats[:, _IMPORTANCE].tolist()
+        last = [a or b or now for a, b in floats[:, [_LAST, _CREATED]].tolist()]
+        for a, who, fact, i, t in zip(cols.asks.tolist(), cols.speakers, cols.facts,
+                                      importance, last, strict=True):  # fmt: skip
+            name = who or (fact[0] if fact else None)
+            if name not in named:
+                named[name] = s.recall_speaker_weight if ground.names_speaker(
+                    {"speaker": name}) else 0.0  # fmt: skip
+            rows.append((asks if a == 1 else 1.0, named[name], s.rank_importance_weight * i,
+                         s.rank_recency_weight * _recency(t, now)))  # fmt: skip
+        return np.array(rows, np.float64).reshape(len(cols), 4)
 
     def _results(self, ns: str, ranked: list[tuple[float, Candidate, bool]]) -> list[Recalled]:
         """The chosen memories, fetched whole (without vectors), as results."""
@@ -937,31 +910,11 @@ def _length_prior(words: np.ndarray, turn: np.ndarray, cap: int | None = None) -
     return prior
 
 
-def _time(props: dict[str, Any]) -> float | None:
-    """When a memory was said, or (a fact) held from, for the query's dates."""
-    t = props.get("ts")
-    return props.get("valid_from") if t is None else t
-
-
-def _ctx(vectors: dict[str, np.ndarray]) -> np.ndarray:
-    ctx = vectors.get("ctx_embedding")
-    return _NONE if ctx is None else ctx[None, :]
-
-
-def _candidate(
-    mid: str,
-    row: dict[str, Any],
-    vectors: dict[str, dict[str, np.ndarray]],
-    dim: int,
-    lexical: np.ndarray,
-    sources: set[str],
-) -> Candidate:
-    """A candidate from its recall row (see recall_rows.cypher) and its vectors (a memory
-    stored without any scores as a zero vector)."""
+def _candidate(mid: str, row: dict[str, Any], sources: set[str]) -> Candidate:
+    """A candidate from its recall row (see recall_rows.cypher)."""
     props = dict(row)
     props.pop("vecs", None)
-    held = vectors.get(mid) or {"embedding": np.zeros(dim, np.float32)}
-    return Candidate(mid, props["label"], props, held, lexical, set(sources))
+    return Candidate(mid, props["label"], props, set(sources))
 
 
 def as_queries(query: str | Sequence[str]) -> list[str]:

@@ -92,3 +92,19 @@ def test_terms_compare_in_the_lexicons_form() -> None:
     assert cols.key("pat walk dog") == np.array([0, 1, 2], np.uint32).tobytes()
     assert cols.key("pat sleeps") == "pat sleeps"  # a word no turn has: equal to no id form
     assert cols.words_in({"walk", "cat"}) is None
+
+
+def test_own_vectors_and_a_join_without_vectors() -> None:
+    rng = np.random.default_rng(7)
+    rows, stacks = _rows(rng)
+    cols = Columns.of_rows(rows, stacks, DIM)
+    np.testing.assert_array_equal(cols.own(), np.stack([stacks[mid][0][0] for mid in rows]))
+    assert cols.take([]).own().shape == (0, DIM)
+    first, rest = cols.take([0, 1]), cols.take([2, 3, 4, 5])
+    joined = first.joined(rest, vectors=False)
+    assert joined.ids == cols.ids and joined.words.tolist() == cols.words.tolist()
+    np.testing.assert_array_equal(joined.floats, cols.floats)
+    assert joined.vectors.shape == (0, DIM) and len(joined.views) == len(joined.ctx) == 0
+    both = first.joined(rest)  # with them: each memory's vectors stay its own
+    for i, mid in enumerate(both.ids):
+        np.testing.assert_array_equal(both.stack(i)[0], stacks[mid][0])
