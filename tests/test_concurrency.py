@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from graph_db import LiquidGraph
+from graph_db import LiquidGraph, clock
 from graph_db.reconcile import Verdict
 from tests.helpers.threads import all_at_once, assert_one_chain
 from tests.helpers.workers import start_fact_writer
@@ -132,6 +132,47 @@ def test_recalls_close_together_leave_their_traces_in_one_transaction(graph, ns)
     assert graph.backend.read("namespace_version", ns=ns)[0]["version"] == version + 1
     for m in graph.get_many(ns, ids):
         assert (m.access_count or 0) == counts[m.id] + sum(m.id in r for r in returned)
+
+
+def test_traces_written_together_leave_what_each_alone_would(graph, ns):
+    """Several recalls' traces in one write (a pair fired again in it, a memory returned
+    twice) leave the same weights, firing counts, access counts and times as each trace
+    written on its own."""
+    together, alone = ns, f"{ns}-alone"
+    with clock.at(500.0):
+        made = {n: graph.add_episodes(n, ["red apples", "green apples", "apple pie"]) for n in
+                (together, alone)}  # fmt: skip
+    plasticity = graph._plasticity
+    traces = [(0, 1), (1, 2), (0, 1)]  # the anchors: (0, 1) fires twice...
+    try:
+        for n, linger in ((together, 60_000), (alone, 0)):
+            plasticity.settings = graph.settings.model_copy(update={"cofire_linger_ms": linger})
+            for t, order in enumerate(traces):
+                anchors = [made[n][i] for i in order]
+                with clock.at(1_000.0 + 60 * t):  # ... and memory 0 is returned twice
+                    plasticity.after_recall(n, anchors, anchors[:1])
+                if n == alone:
+                    graph.flush()
+            graph.flush()
+
+        def left(n: str) -> tuple[list, list]:
+            at = {mid: i for i, mid in enumerate(made[n])}
+            edges = sorted(
+                (sorted(at[e] for e in (x["a"], x["b"])), x["props"]["fired_count"],
+                 x["props"]["w_at"], round(x["props"]["w"], 12))
+                for x in graph.backend.read("export_edges", ns=n)
+                if x["type"] == "ASSOC" and x["props"].get("fired_count")
+            )  # fmt: skip
+            touched = [(m.access_count, m.last_access) for m in graph.get_many(n, made[n])]
+            return edges, touched
+
+        assert left(together) == left(alone)
+        edges, touched = left(together)
+        assert [(e[0], e[1], e[2]) for e in edges] == [([0, 1], 2, 1_120.0), ([1, 2], 1, 1_060.0)]
+        assert touched[0] == (2, 1_120.0) and touched[1] == (1, 1_060.0)
+    finally:
+        plasticity.settings = graph.settings
+        graph.forget_namespace(alone)
 
 
 def test_a_fact_changed_between_planning_and_writing_is_planned_again(graph, ns, monkeypatch):
