@@ -64,6 +64,10 @@ ROOT = Path(__file__).resolve().parent
 NS = "bench"
 USER = "Sam"
 FACT_SHARE = 0.2
+#: the measurement's steps, in order (``--only`` picks some)
+STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement", "recall_walk",
+         "recall_vector", "recall_walk_engine", "maintain", "maintain_aged", "maintain_kcore",
+         "graph_after")  # fmt: skip
 WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as in a live store
 ZIPF_S = 1.1
 GOALS = {
@@ -680,7 +684,10 @@ def measure(
         ("maintain_kcore", lambda: time_maintain(g, ns, aged, kcore=True)),
         ("graph_after", lambda: graph_counts(g, ns)),
     ]
+    assert [key for key, _ in steps] == list(STEPS)
     for key, step in steps:  # a failing step is recorded; the others still run
+        if args.only and key not in args.only:
+            continue
         try:
             res[key] = step()
         except Exception as e:
@@ -802,6 +809,13 @@ def main() -> None:
         help="add synthetic liquid edges to the largest size's store up to this many (1000000)",
     )
     ap.add_argument("--fill-only", action="store_true", help="only fill and count the graph")
+    ap.add_argument(
+        "--only",
+        nargs="+",
+        choices=STEPS,
+        help="run only these steps of the measurement (at 1M, maintaining the whole graph and "
+        "recalling without the read index take most of an hour)",
+    )
     ap.add_argument(
         "--keep",
         type=Path,
