@@ -688,26 +688,26 @@ class Recaller:
         self,
         ns: str,
         ranked: list[tuple[float, Candidate | _Later]],
-        cols: _Ranked,
+        table: _Ranked,
         at: list[int],
         pool: dict[str, Candidate],
     ) -> list[tuple[float, Candidate | _Later]]:
         """``ranked`` with the memories at ``at`` made candidates (added to ``pool``),
         scored as the columns scored them."""
-        todo = sorted({i for i in at if cols.cols.ids[i] not in pool})
+        todo = sorted({i for i in at if table.cols.ids[i] not in pool})
         if not todo:
             return ranked
-        ids = [cols.cols.ids[i] for i in todo]
-        rows = {mid: cols.sent[mid] for mid in ids if mid in cols.sent}
+        ids = [table.cols.ids[i] for i in todo]
+        rows = {mid: table.sent[mid] for mid in ids if mid in table.sent}
         rows |= self._rows(ns, [mid for mid in ids if mid not in rows])
         for i, mid in zip(todo, ids, strict=True):
             if mid not in rows:  # deleted meanwhile
                 continue
-            c = _candidate(mid, rows[mid], cols.sources[i])
-            c.relevance = float(cols.relevance[i])
-            c.similarity = float(cols.similarity[i])
-            if cols.activation[i] > 0:
-                c.activation, c.path = float(cols.activation[i]), cols.reached[mid][1]
+            c = _candidate(mid, rows[mid], table.sources[i])
+            c.relevance = float(table.relevance[i])
+            c.similarity = float(table.similarity[i])
+            if table.activation[i] > 0:
+                c.activation, c.path = float(table.activation[i]), table.reached[mid][1]
                 c.sources.add("walk")
             pool[mid] = c
         return [(s, pool.get(c.id, c) if isinstance(c, _Later) else c) for s, c in ranked]
