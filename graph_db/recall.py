@@ -310,18 +310,28 @@ class Recaller:
         if self._owns_pool:
             self._pool.shutdown(wait=True)
 
-    def _rows(self, ns: str, ids: list[str], vecs: bool | None = None) -> dict[str, dict[str, Any]]:
-        """What recall needs of memories by id, where a search or step did not bring it:
-        from the read index when it holds them, else read (with their packed vectors when
-        asked, by default when there is no read index)."""
+    def _rows(
+        self,
+        ns: str,
+        ids: list[str],
+        vecs: bool | None = None,
+        sent: dict[str, dict[str, Any]] | None = None,
+    ) -> dict[str, dict[str, Any]]:
+        """What recall needs of memories by id, in the order of ``ids`` (those that exist):
+        as a search or step sent it (``sent``), else from the read index when it holds
+        them, else read (with their packed vectors when asked, by default when there is no
+        read index)."""
         index = self.searcher.index
-        held = index.rows(ns, ids) if index is not None and not vecs else {}
-        ids = [mid for mid in ids if mid not in held]
-        if not ids:
-            return held
-        vecs = index is None if vecs is None else vecs
-        rows = self.backend.read("recall_rows", ns=ns, ids=ids, vecs=vecs)
-        return held | {r["id"]: r["row"] for r in rows}
+        held = {mid: sent[mid] for mid in ids if mid in sent} if sent else {}
+        rest = [mid for mid in ids if mid not in held]
+        if index is not None and not vecs and rest:
+            held |= index.rows(ns, rest)
+            rest = [mid for mid in rest if mid not in held]
+        if rest:
+            vecs = index is None if vecs is None else vecs
+            held |= {r["id"]: r["row"] for r in
+                     self.backend.read("recall_rows", ns=ns, ids=rest, vecs=vecs)}  # fmt: skip
+        return {mid: held[mid] for mid in ids if mid in held}
 
     def _columns(
         self, ns: str, ids: list[str], rows: dict[str, dict[str, Any]], dim: int
@@ -331,9 +341,7 @@ class Recaller:
         their vectors); and the rows used (the ranking makes candidates of a few)."""
         index = self.searcher.index
         cols, missing = index.columns(ns, ids) if index is not None else (None, ids)
-        sent = {mid: rows[mid] for mid in missing if mid in rows}
-        sent |= self._rows(ns, [mid for mid in missing if mid not in sent], vecs=True)
-        sent = {mid: sent[mid] for mid in missing if mid in sent}
+        sent = self._rows(ns, missing, vecs=True, sent=rows)
         stacks = {mid: unpack_rows(r["vecs"], dim) for mid, r in sent.items() if r.get("vecs")}
         more = Columns.of_rows(sent, stacks, dim)
         if cols is None:
@@ -697,10 +705,9 @@ class Recaller:
         todo = sorted({i for i in at if table.cols.ids[i] not in pool})
         if not todo:
             return ranked
-        ids = [table.cols.ids[i] for i in todo]
-        rows = {mid: table.sent[mid] for mid in ids if mid in table.sent}
-        rows |= self._rows(ns, [mid for mid in ids if mid not in rows])
-        for i, mid in zip(todo, ids, strict=True):
+        rows = self._rows(ns, [table.cols.ids[i] for i in todo], sent=table.sent)
+        for i in todo:
+            mid = table.cols.ids[i]
             if mid not in rows:  # deleted meanwhile
                 continue
             c = _candidate(mid, rows[mid], table.sources[i])
@@ -717,11 +724,10 @@ class Recaller:
     ) -> list[Candidate]:
         """The memories of ``found`` at ``at`` made candidates, in that order, with their
         similarity ``sim`` as relevance too (the vector mode)."""
-        ids = [found.cols.ids[i] for i in at]
-        rows = {mid: found.sent[mid] for mid in ids if mid in found.sent}
-        rows |= self._rows(ns, [mid for mid in ids if mid not in rows])
+        rows = self._rows(ns, [found.cols.ids[i] for i in at], sent=found.sent)
         out = []
-        for i, mid in zip(at, ids, strict=True):
+        for i in at:
+            mid = found.cols.ids[i]
             if mid in rows:  # (deleted meanwhile)
                 c = _candidate(mid, rows[mid], found.sources[i])
                 c.relevance = c.similarity = float(sim[i])
@@ -802,8 +808,8 @@ def _subject_predicate(subject: Any, predicate: Any) -> tuple[str, str]:
 
 def collapse_repeats(
     scored: list[tuple[float, Any]],
-    min_words: int = 1,
-    key: Callable[[Any, int], Any] | None = None,
+    min_words: int,
+    key: Callable[[Any, int], Any],
 ) -> list[tuple[float, Any]]:
     """``scored`` (best first) with each turn of ``min_words`` content words or more that is
     repeated word for word (the same stored terms) kept once, as its best-scored copy, for
@@ -812,23 +818,18 @@ def collapse_repeats(
     what came before them (the exit taken into the room), which the in-context view
     scores. Shorter copies stay apart: "go west" said in two rooms is two moves, its sense
     is where it was said (collapsed, TextWorld's "what lies west of X" lost its evidence).
-    Asked about the past, copies stay apart: the same words on two days are two events."""
+    Asked about the past, copies stay apart: the same words on two days are two events.
+    ``key``: what a turn repeats by (its stored terms), None for what never collapses."""
     out: list[tuple[float, Any]] = []
     seen: set[Any] = set()
     for s, c in scored:
-        same = key(c, min_words) if key is not None else _repeat_key(c, min_words)
+        same = key(c, min_words)
         if same:
             if same in seen:
                 continue
             seen.add(same)
         out.append((s, c))
     return out
-
-
-def _repeat_key(c: Candidate, min_words: int) -> str | None:
-    """What a turn of ``min_words`` content words or more repeats by: its stored terms."""
-    key = c.props.get("terms") if c.label == "Episode" else None
-    return key if key and _content_words(c) >= min_words else None
 
 
 def newest_first(
@@ -894,11 +895,6 @@ def _terms(c: Candidate) -> set[str]:
 
 def _ts(c: Candidate) -> float:
     return c.props.get("ts") or 0.0
-
-
-def _content_words(c: Candidate) -> int:
-    """The stored terms a memory has (stemmed, no stop words, its speaker's name in)."""
-    return len((c.props.get("terms") or "").split(" "))
 
 
 def _length_prior(words: np.ndarray, turn: np.ndarray, cap: int | None = None) -> np.ndarray:
