@@ -51,7 +51,7 @@ from graph_db.plasticity import Plasticity
 from graph_db.read_index import ReadIndex
 from graph_db.recall import Recaller, as_queries
 from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, predicate_node_key
-from graph_db.search import Searcher, rrf
+from graph_db.search import Searcher, engine_indexes, rrf
 from graph_db.settings import TUNABLE, GraphSettings
 from graph_db.snapshots import export_namespace, import_namespace
 from graph_db.text import (
@@ -71,8 +71,10 @@ from graph_db.view import VIEW_MAX, GraphView, graph_view, weight_bins
 
 log = logging.getLogger(__name__)
 # 2: recall vectors packed in one string (graph_db/vecpack.py); 3: a namespace's predicate
-# cardinality in Predicate nodes (was one JSON blob per namespace)
-SCHEMA_VERSION = 3
+# cardinality in Predicate nodes (was one JSON blob per namespace); 4: the engine's vector
+# and full-text indexes only while searches ask the engine (graph_db.search.engine_indexes;
+# a store opened at 4 drops those this process does not search with, once)
+SCHEMA_VERSION = 4
 _EPISODE_UPDATABLE = {"text", "speaker", "salience", "importance", "metadata", "permanent"}
 _FACT_UPDATABLE = {
     "subject", "predicate", "object", "confidence", "salience", "importance",
@@ -96,11 +98,15 @@ class LiquidGraph:
         try:
             stored = self._stored_meta()
             self._check_dimension(stored)
-            self.backend.ensure_schema(self.embedder.dim)
+            searched = engine_indexes(self.settings)
+            self.backend.ensure_schema(self.embedder.dim, ("", *searched))
             if stored is not None and stored.get("version", 1) < 2:
                 self._pack_vectors()
             if stored is not None and stored.get("version", 1) < 3:
                 self._split_cardinality()
+            if stored is not None and stored.get("version", 1) < 4:
+                unused = [f"drop-{p}" for p in ("vectors", "fulltext") if p not in searched]
+                self.backend.ensure_schema(self.embedder.dim, unused)
             if stored is None or stored.get("version", 1) < SCHEMA_VERSION:
                 mine = {**(stored or {}), "version": SCHEMA_VERSION, "dim": self.embedder.dim}
                 mine.setdefault("model", self.embedder.name)
@@ -108,7 +114,6 @@ class LiquidGraph:
         except BaseException:
             self.backend.close()
             raise
-        self.search_engine = Searcher(self.backend.dialect, self.settings, self.backend.read)
         #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
         self.read_index = (
             ReadIndex(
@@ -125,7 +130,14 @@ class LiquidGraph:
             if self.settings.read_index
             else None
         )
-        self.search_engine.index = self.read_index
+        self.search_engine = Searcher(
+            self.backend.dialect,
+            self.settings,
+            self.backend.read,
+            self.read_index,
+            lambda part: self.backend.ensure_schema(self.embedder.dim, (part,)),
+            searched,
+        )
         self._known_ns: set[str] = set()
         self._engram = MemoryWriter(
             self.backend, self.embedder, self.search_engine, self.settings, self._after_write

@@ -124,18 +124,59 @@ class Counts:
 class Searcher:
     """Nearest-neighbour and full-text search for one store."""
 
-    def __init__(self, dialect: Dialect, settings: GraphSettings, read: Run | None = None) -> None:
+    def __init__(
+        self,
+        dialect: Dialect,
+        settings: GraphSettings,
+        read: Run | None = None,
+        index: ReadIndex | None = None,
+        make_indexes: Callable[[str], None] | None = None,
+        made: Sequence[str] = (),
+    ) -> None:
         self.dialect = dialect
-        self.settings = settings
         self.counts = Counts(read=read)
-        #: the in-process read index (graph_db.read_index): episodes' and facts' nearest
-        #: neighbours (and full-text hits, with ``read_index_fulltext``) come from it when set
-        self.index: ReadIndex | None = None
+        #: makes the engine's search indexes of a schema part ("vectors", "fulltext"): a
+        #: store searched through the read index has none (``engine_indexes``)
+        self.make_indexes = make_indexes
+        self._made = set(made)
+        self._settings = settings
+        self.index = index
+
+    @property
+    def index(self) -> ReadIndex | None:
+        """The in-process read index (graph_db.read_index): episodes' and facts' nearest
+        neighbours (and full-text hits, with ``read_index_fulltext``) come from it when set;
+        set to None, the engine answers (its indexes made first)."""
+        return self._index
+
+    @index.setter
+    def index(self, index: ReadIndex | None) -> None:
+        self._index = index
+        self._make_asked()
+
+    @property
+    def settings(self) -> GraphSettings:
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: GraphSettings) -> None:
+        self._settings = settings
+        self._make_asked()
 
     @property
     def fulltext_index(self) -> ReadIndex | None:
         """The read index when full-text search runs in it (``read_index_fulltext``)."""
         return self.index if self.settings.read_index_fulltext else None
+
+    def _make_asked(self) -> None:
+        """Make the engine's search indexes that searches now ask for, here and not at the
+        first search: that may run inside a write transaction, which Neo4j's index would
+        wait for."""
+        asked = ("vectors",) * (self._index is None) + ("fulltext",) * (self.fulltext_index is None)
+        for part in asked:
+            if part not in self._made and self.make_indexes is not None:
+                self.make_indexes(part)
+                self._made.add(part)
 
     def nearest(
         self, run: Run, ns: str, label: str, vectors: np.ndarray, k: int, rows: bool = False
@@ -238,6 +279,14 @@ class Searcher:
             if len(mine) >= min(k, have) or r["seen"] < fetch or fetch >= total:
                 return sorted(mine, key=lambda f: -f.score)[:k]
             fetch = min(total, fetch * 4)
+
+
+def engine_indexes(settings: GraphSettings) -> tuple[str, ...]:
+    """The engine's search indexes (schema parts) that searches ask under ``settings``: its
+    vectors without the read index, its full-text without the read index's BM25."""
+    vectors = not settings.read_index
+    fulltext = vectors or not settings.read_index_fulltext
+    return ("vectors",) * vectors + ("fulltext",) * fulltext
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:

@@ -121,7 +121,7 @@ class FailingReads:
         self.writes.append(name)
         return []
 
-    def ensure_schema(self, dim):
+    def ensure_schema(self, dim, parts=("",)):
         self.writes.append("schema")
 
     def close(self):

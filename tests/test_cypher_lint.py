@@ -23,7 +23,8 @@ from neo4j import GraphDatabase, NotificationClassification
 from neo4j.exceptions import ConfigurationError
 
 from graph_db import GraphSettings, LiquidGraph, cypher
-from graph_db.backends import bolt
+from graph_db.backends import NEO4J, bolt
+from graph_db.backends.dialects import SCHEMA_PARTS
 
 HERE = Path(__file__).parent
 NPM_DIR = HERE / ".npm"
@@ -63,8 +64,10 @@ def _lint(script: Path, queries: dict[str, str], schema: dict | None = None) -> 
 
 def _neo4j_statements() -> dict[str, str]:
     queries = {name: cypher.query(name, "neo4j") for name in cypher.names()}
-    for i, stmt in enumerate(cypher.statements("schema.neo4j.cypher", 384)):
-        queries[f"schema.neo4j.cypher#{i}"] = stmt
+    for part in ("", *SCHEMA_PARTS):
+        name = NEO4J.schema_file(part)
+        for i, stmt in enumerate(cypher.statements(name, 384)):
+            queries[f"{name}#{i}"] = stmt
     return queries
 
 
@@ -292,9 +295,14 @@ def test_every_memory_pattern_is_filtered_by_namespace():
 
 def test_neo4j_indexes_fit_the_embedder(neo4j, home, embedder):
     """The schema on Neo4j: vector indexes of the embedder's dimension with cosine, full-text
-    indexes over the stemmed terms with the whitespace analyzer, the unique ids."""
+    indexes over the stemmed terms with the whitespace analyzer (made for a store whose
+    searches ask the engine: tests/test_engine_indexes.py), the unique ids."""
     settings = GraphSettings(
-        home=home, neo4j_uri=neo4j.uri, neo4j_user=neo4j.user, neo4j_password=neo4j.password
+        home=home,
+        neo4j_uri=neo4j.uri,
+        neo4j_user=neo4j.user,
+        neo4j_password=neo4j.password,
+        read_index=False,
     )
     with LiquidGraph(settings, embedder=embedder) as g:
         rows = g.backend.driver.execute_query(

@@ -14,7 +14,7 @@ import logging
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -514,16 +514,18 @@ class GraphBackend:
             return self.driver
 
     # -- schema -------------------------------------------------------------------
-    def ensure_schema(self, dimensions: int) -> None:
-        """Create labels, properties and indexes if missing (idempotent)."""
-        stmts = cypher.statements(self.dialect.schema_file, dimensions)
-        if self.dialect.schema_language == "sql":
-            if self._run_sql is not None:
-                self._run_sql(stmts)
-            return
-        with self.driver.session(database=self.database) as session:
-            for stmt in stmts:
-                session.run(stmt).consume()
+    def ensure_schema(self, dimensions: int, parts: Sequence[str] = ("",)) -> None:
+        """Run the schema files of ``parts`` (``Dialect.schema_file``; idempotent): by
+        default the graph's labels, properties and indexes."""
+        for part in parts:
+            stmts = cypher.statements(self.dialect.schema_file(part), dimensions)
+            if self.dialect.schema_language == "sql":
+                if self._run_sql is not None:
+                    self._run_sql(stmts)
+                continue
+            with self.driver.session(database=self.database) as session:
+                for stmt in stmts:
+                    session.run(stmt).consume()
 
     def close(self) -> None:
         self.driver.close()

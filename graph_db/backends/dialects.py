@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+#: the schema files beside the graph's own: the engine's search indexes, and their drop
+SCHEMA_PARTS = ("vectors", "fulltext", "drop-vectors", "drop-fulltext")
+
 
 @dataclass(frozen=True)
 class Dialect:
     name: Literal["neo4j", "arcadedb"]
-    #: schema file under graph_db/cypher/ and the language it is written in
-    schema_file: str
+    #: schema files under graph_db/cypher/ ("{part}": see ``schema_file``) and their language
+    schema_files: str
     schema_language: Literal["cypher", "sql"]
     #: vector / full-text index names, formatted with the label
     vector_index: str
@@ -34,6 +37,11 @@ class Dialect:
         kind = self.exact_score if exact else self.index_score
         return 2.0 * score - 1.0 if kind == "half" else score
 
+    def schema_file(self, part: str = "") -> str:
+        """The schema file of ``part``: "" the graph's own types and indexes, "vectors" /
+        "fulltext" the engine's search indexes, "drop-vectors" / "drop-fulltext" their drop."""
+        return self.schema_files.format(part=f".{part}" if part else "")
+
     def vector_index_name(self, label: str) -> str:
         return self.vector_index.format(label=label, lower=label.lower())
 
@@ -43,7 +51,7 @@ class Dialect:
 
 NEO4J = Dialect(
     name="neo4j",
-    schema_file="schema.neo4j.cypher",
+    schema_files="schema{part}.neo4j.cypher",
     schema_language="cypher",
     vector_index="{lower}_embedding",
     fulltext_index="{lower}_terms",
@@ -54,7 +62,7 @@ NEO4J = Dialect(
 
 ARCADEDB = Dialect(
     name="arcadedb",
-    schema_file="schema.arcadedb.sql",
+    schema_files="schema{part}.arcadedb.sql",
     schema_language="sql",
     vector_index="{label}[embedding]",
     fulltext_index="{label}[terms]",

@@ -1,6 +1,6 @@
 -- Schema of the liquid graph on ArcadeDB (SQL through the embedded handle; idempotent).
--- ArcadeDB indexes need their properties declared first. __DIMENSIONS__ is the
--- embedder's dimension, an integer checked by graph_db.schema.
+-- ArcadeDB indexes need their properties declared first. The engine's own search indexes
+-- are apart (schema.vectors / schema.fulltext), made only when a search asks the engine.
 CREATE VERTEX TYPE Namespace IF NOT EXISTS;
 CREATE PROPERTY Namespace.ns IF NOT EXISTS STRING;
 CREATE INDEX IF NOT EXISTS ON Namespace (ns) UNIQUE;
@@ -27,12 +27,10 @@ CREATE PROPERTY Episode.embedding IF NOT EXISTS ARRAY_OF_FLOATS;
 CREATE INDEX IF NOT EXISTS ON Episode (id) UNIQUE;
 CREATE INDEX IF NOT EXISTS ON Episode (ns) NOTUNIQUE;
 CREATE INDEX IF NOT EXISTS ON Episode (session_id) NOTUNIQUE;
-CREATE INDEX IF NOT EXISTS ON Episode (terms) FULL_TEXT;
 CREATE PROPERTY Episode.expire_at IF NOT EXISTS DOUBLE;
 CREATE PROPERTY Episode.vitals_due IF NOT EXISTS DOUBLE;
 CREATE INDEX IF NOT EXISTS ON Episode (expire_at) NOTUNIQUE;
 CREATE INDEX IF NOT EXISTS ON Episode (vitals_due) NOTUNIQUE;
-CREATE INDEX IF NOT EXISTS ON Episode (embedding) LSM_VECTOR METADATA {"dimensions": __DIMENSIONS__, "similarity": "COSINE"};
 
 CREATE VERTEX TYPE Fact IF NOT EXISTS;
 CREATE PROPERTY Fact.id IF NOT EXISTS STRING;
@@ -48,12 +46,10 @@ CREATE PROPERTY Fact.predicate IF NOT EXISTS STRING;
 CREATE INDEX IF NOT EXISTS ON Fact (ns, subject_key, predicate) NOTUNIQUE;
 -- its one-property forerunner, in stores made before it: every write paid for it
 DROP INDEX `Fact[subject_key]` IF EXISTS;
-CREATE INDEX IF NOT EXISTS ON Fact (terms) FULL_TEXT;
 CREATE PROPERTY Fact.expire_at IF NOT EXISTS DOUBLE;
 CREATE PROPERTY Fact.vitals_due IF NOT EXISTS DOUBLE;
 CREATE INDEX IF NOT EXISTS ON Fact (expire_at) NOTUNIQUE;
 CREATE INDEX IF NOT EXISTS ON Fact (vitals_due) NOTUNIQUE;
-CREATE INDEX IF NOT EXISTS ON Fact (embedding) LSM_VECTOR METADATA {"dimensions": __DIMENSIONS__, "similarity": "COSINE"};
 
 CREATE VERTEX TYPE Entity IF NOT EXISTS;
 CREATE PROPERTY Entity.id IF NOT EXISTS STRING;
@@ -63,7 +59,6 @@ CREATE PROPERTY Entity.embedding IF NOT EXISTS ARRAY_OF_FLOATS;
 CREATE INDEX IF NOT EXISTS ON Entity (id) UNIQUE;
 CREATE INDEX IF NOT EXISTS ON Entity (ns) NOTUNIQUE;
 CREATE INDEX IF NOT EXISTS ON Entity (name) NOTUNIQUE;
-CREATE INDEX IF NOT EXISTS ON Entity (embedding) LSM_VECTOR METADATA {"dimensions": __DIMENSIONS__, "similarity": "COSINE"};
 
 CREATE EDGE TYPE NEXT IF NOT EXISTS;
 CREATE EDGE TYPE ASSOC IF NOT EXISTS;

@@ -1,5 +1,6 @@
 // Schema of the liquid graph on Neo4j 5 / 2025+ (idempotent).
-// __DIMENSIONS__ is the embedder's dimension, an integer checked by graph_db.schema.
+// The engine's own search indexes are apart (schema.vectors / schema.fulltext), made only
+// when a search asks the engine.
 CREATE CONSTRAINT namespace_ns IF NOT EXISTS FOR (n:Namespace) REQUIRE n.ns IS UNIQUE;
 CREATE CONSTRAINT magsmeta_key IF NOT EXISTS FOR (n:MagsMeta) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT predicate_key IF NOT EXISTS FOR (n:Predicate) REQUIRE n.key IS UNIQUE;
@@ -21,13 +22,3 @@ CREATE INDEX episode_vitals_due IF NOT EXISTS FOR (n:Episode) ON (n.vitals_due);
 CREATE INDEX fact_expire_at IF NOT EXISTS FOR (n:Fact) ON (n.expire_at);
 CREATE INDEX fact_vitals_due IF NOT EXISTS FOR (n:Fact) ON (n.vitals_due);
 CREATE INDEX entity_ns_name IF NOT EXISTS FOR (n:Entity) ON (n.ns, n.name);
-CREATE FULLTEXT INDEX episode_terms IF NOT EXISTS FOR (n:Episode) ON EACH [n.terms]
-  OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
-CREATE FULLTEXT INDEX fact_terms IF NOT EXISTS FOR (n:Fact) ON EACH [n.terms]
-  OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
-CREATE VECTOR INDEX episode_embedding IF NOT EXISTS FOR (n:Episode) ON (n.embedding)
-  OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON (n.embedding)
-  OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};
-CREATE VECTOR INDEX entity_embedding IF NOT EXISTS FOR (n:Entity) ON (n.embedding)
-  OPTIONS {indexConfig: {`vector.dimensions`: __DIMENSIONS__, `vector.similarity_function`: 'cosine'}};
