@@ -19,6 +19,7 @@ from collections import Counter
 import numpy as np
 
 K1, B = 1.2, 0.75
+DENSE_ROWS = 1 << 15  # up to this many rows a search sums over all of them (in cache)
 
 
 class Lexicon:
@@ -98,30 +99,46 @@ class Lexicon:
 
     def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best memories for the query terms ``words``, best first (ties: the
-        earlier written first)."""
+        earlier written first).
+
+        Works from the query terms' postings, not over every row: a row's score is the sum of
+        its terms' parts added in query order from 0.0, the same floats whichever way the rows
+        are found. Few postings for the rows (rare words) are sorted by row; many (a frequent
+        word), or few rows, are summed into one array over all rows, then the cheaper."""
         n, live = len(self.ids), len(self.at)
         if k <= 0 or live == 0:
             return []
-        avg = self.total / live
-        length = np.frombuffer(self.length, np.uint32)
-        scores = np.zeros(n, np.float64)
-        hit = np.zeros(n, bool)
-        for word in dict.fromkeys(words):
-            tid = self.vocab.get(word)
-            if tid is None or self.df[tid] == 0:
-                continue
-            rows = np.frombuffer(self.rows[tid], np.uint32).astype(np.intp)
-            tf = np.frombuffer(self.counts[tid], np.uint16).astype(np.float64)
-            df = self.df[tid]
-            idf = np.log1p((live - df + 0.5) / (df + 0.5))
-            scores[rows] += idf * tf / (tf + K1 * (1 - B + B * length[rows] / avg))
-            hit[rows] = True
-        hit &= np.frombuffer(self.alive, np.uint8).astype(bool)  # dropped rows keep postings
-        found = np.flatnonzero(hit)
-        if len(found) > k:
-            found = found[np.argpartition(-scores[found], k - 1)[:k]]
-        found = found[np.lexsort((found, -scores[found]))]
-        return [(self.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
+        tids = [
+            t for t in map(self.vocab.get, dict.fromkeys(words)) if t is not None and self.df[t]
+        ]
+        if not tids:
+            return []
+        row = np.concatenate([np.frombuffer(self.rows[t], np.uint32) for t in tids], dtype=np.intp)
+        tf = np.concatenate([np.frombuffer(self.counts[t], np.uint16) for t in tids], dtype=float)
+        idf = np.repeat(
+            [np.log1p((live - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in tids],
+            [len(self.rows[t]) for t in tids],
+        )
+        length = np.frombuffer(self.length, np.uint32)[row]
+        score = idf * tf / (tf + K1 * (1 - B + B * length / (self.total / live)))
+        alive = np.frombuffer(self.alive, bool)  # dropped rows keep their postings
+        if len(tids) > 1 and (n <= DENSE_ROWS or len(row) * 8 > n):
+            sums = np.bincount(row, weights=score, minlength=n)  # adds in the order given
+            row = np.flatnonzero((sums > 0) & alive)  # every part is > 0: a hit's sum too
+            score = sums[row]
+        else:
+            if len(tids) > 1:  # each term's rows ascend: a stable sort keeps the query order
+                order = np.argsort(row, kind="stable")
+                row, score = _sums(row[order], score[order])
+            held = alive[row]
+            if not held.all():
+                row, score = row[held], score[held]
+        if len(row) > k:  # the same array as over all rows: the same pick among ties
+            top = np.argpartition(-score, k - 1)[:k]
+            row, score = row[top], score[top]
+        order = np.lexsort((row, -score))
+        found = zip(row[order].tolist(), score[order].tolist(), strict=True)
+        return [(self.ids[r], s) for r, s in found]  # type: ignore[misc]
 
     def _compact(self) -> None:
         """Drop the dead rows and their postings, numbering the live rows anew."""
@@ -145,3 +162,17 @@ class Lexicon:
         self.length = array("I", np.frombuffer(self.length, np.uint32)[kept].tobytes())
         self.alive = bytearray(b"\x01" * len(kept))
         self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]
+
+
+def _sums(row: np.ndarray, part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row once and the sum of its parts, added in the order given (``row`` sorted,
+    a row's parts together): np.add.reduceat would add a row's later parts first."""
+    first = np.empty(len(row), bool)
+    first[:1] = True
+    np.not_equal(row[1:], row[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    sums = part[starts]
+    if len(starts) < len(row):
+        more = np.flatnonzero(~first)  # add.at adds repeated indices one by one, in order
+        np.add.at(sums, np.searchsorted(starts, more, "right") - 1, part[more])
+    return row[starts], sums

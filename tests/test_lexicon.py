@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
-from graph_db.lexicon import Lexicon
+import graph_db.lexicon as lexicon_module
+from graph_db.lexicon import K1, B, Lexicon
 
 WORDS = [f"w{i}" for i in range(40)]
 
@@ -46,3 +48,68 @@ def test_the_best_come_first_and_a_tie_goes_to_the_earlier_written():
     lexicon = _fresh({"a": "cat sat", "b": "cat sat", "c": "cat cat cat", "d": "dog"})
     assert [mid for mid, _ in lexicon.search(["cat"], 3)] == ["c", "a", "b"]
     assert lexicon.search(["cat"], 0) == [] and Lexicon().search(["cat"], 3) == []
+
+
+def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, float]]:
+    """The search as first written: dense arrays over every row, a term at a time."""
+    n, live = len(lexicon.ids), len(lexicon.at)
+    if k <= 0 or live == 0:
+        return []
+    avg = lexicon.total / live
+    length = np.frombuffer(lexicon.length, np.uint32)
+    scores = np.zeros(n, np.float64)
+    hit = np.zeros(n, bool)
+    for word in dict.fromkeys(words):
+        tid = lexicon.vocab.get(word)
+        if tid is None or lexicon.df[tid] == 0:
+            continue
+        rows = np.frombuffer(lexicon.rows[tid], np.uint32).astype(np.intp)
+        tf = np.frombuffer(lexicon.counts[tid], np.uint16).astype(np.float64)
+        df = lexicon.df[tid]
+        idf = np.log1p((live - df + 0.5) / (df + 0.5))
+        scores[rows] += idf * tf / (tf + K1 * (1 - B + B * length[rows] / avg))
+        hit[rows] = True
+    hit &= np.frombuffer(lexicon.alive, np.uint8).astype(bool)
+    found = np.flatnonzero(hit)
+    if len(found) > k:
+        found = found[np.argpartition(-scores[found], k - 1)[:k]]
+    found = found[np.lexsort((found, -scores[found]))]
+    return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
+def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
+    monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
+    rnd = random.Random(11)
+    vocab = [f"v{i}" for i in range(300)]
+    weights = [1 / (i + 2) for i in range(300)]  # Zipf-like: a few words in most rows
+    lexicon = Lexicon()
+    for i in range(3000):
+        if i % 7 == 3:  # the same terms as an earlier row: equal scores, also at the k-th
+            terms = lexicon.terms(f"m{i - 3}") or "v0"
+        else:
+            terms = " ".join(rnd.choices(vocab, weights, k=rnd.randint(1, 30)))
+        lexicon.put(f"m{i}", terms)
+    for i in rnd.sample(range(3000), 900):  # under half: no compaction, dead postings stay
+        lexicon.drop(f"m{i}")
+    for i in rnd.sample(range(3000), 200):  # rewritten: a new row, the old one dead
+        lexicon.put(f"m{i}", " ".join(rnd.choices(vocab, weights, k=rnd.randint(1, 30))))
+    lexicon.put("gone", "gone v1 v2 gone")
+    lexicon.drop("gone")  # a word left only in a dropped row
+    assert len(lexicon.ids) > len(lexicon.at) > len(lexicon.ids) // 2
+    queries = [rnd.sample(vocab, rnd.randint(1, 8)) for _ in range(150)]
+    queries += [rnd.sample(vocab[100:], rnd.randint(2, 8)) for _ in range(150)]  # rarer words
+    queries += [[w, w, "nope", *q] for w, q in zip(vocab, queries[::20], strict=False)]
+    queries += [["nope"], ["gone"], ["gone", "v1", "v2"], [], ["v0", "v1", "v2", "v3", "v4"]]
+    postings = [
+        sum(len(lexicon.rows[lexicon.vocab[w]]) for w in set(q) if w in vocab) for q in queries
+    ]
+    assert any(
+        m * 8 < len(lexicon.ids) for m, q in zip(postings, queries, strict=True) if len(q) > 2
+    )
+    for query in queries:
+        for k in (1, 5, 50, 5000):
+            got = lexicon.search(query, k)
+            assert got == _dense_bm25(lexicon, query, k)  # ids, order and floats exactly
+            assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
+    assert lexicon.search(["nope"], 5) == [] and lexicon.search(["gone"], 5) == []
