@@ -563,7 +563,11 @@ def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
 def hnsw_agreement(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
     """Recall's top 10 (walk, and vector alone) through the HNSW graphs against the exact
     scan, query by query on the same graph (fire=False: nothing written between)."""
-    space = g.read_index._spaces.get(ns) if g.read_index else None
+    if g.read_index is None:
+        return {"hnsw": False}
+    g.recall(ns, queries[0], k=10, fire=False)  # held (run with --only, nothing read it yet)
+    g.read_index.hnsw(ns, wait=None)  # and its graphs built or read back
+    space = g.read_index._spaces.get(ns)
     blocks = [b for b in space.blocks.values() if b.ann is not None] if space else []
     if not blocks:
         return {"hnsw": False}
