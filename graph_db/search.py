@@ -172,8 +172,8 @@ class Searcher:
         """Make the engine's search indexes that searches now ask for, here and not at the
         first search: that may run inside a write transaction, which Neo4j's index would
         wait for."""
-        asked = ("vectors",) * (self._index is None) + ("fulltext",) * (self.fulltext_index is None)
-        for part in asked:
+        now = self.settings.model_copy(update={"read_index": self._index is not None})
+        for part in engine_indexes(now):
             if part not in self._made and self.make_indexes is not None:
                 self.make_indexes(part)
                 self._made.add(part)

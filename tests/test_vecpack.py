@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from graph_db import GraphSettings, LiquidGraph
+from graph_db.liquid_graph import SCHEMA_VERSION
 from graph_db.vecpack import pack, unpack, with_packed
 
 
@@ -68,7 +69,9 @@ def test_a_schema_1_store_is_packed_when_opened(tmp_path, embedder):
         props = g.backend.read("export_nodes", ns="old")
         memories = [r["props"] for r in props if r["label"] == "Episode"]
         assert all(m.get("vecs") and "views" not in m for m in memories)
-        assert json.loads(g.backend.read("meta_get", key="schema")[0]["value"])["version"] == 3
+        assert json.loads(g.backend.read("meta_get", key="schema")[0]["value"])["version"] == (
+            SCHEMA_VERSION
+        )
         after = [r.memory.id for r in g.recall("old", "cold lake swimming", k=2, fire=False)]
         assert after == before
 

@@ -252,7 +252,7 @@ class EngineClient:
             raise GraphUnavailableError(f"No engine of {self.home} was acquired")
         auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
         headers = {"Content-Type": "application/json", "Authorization": f"Basic {auth}"}
-        # a statement may index a full store (graph_db.search.Searcher.make_engine_indexes)
+        # a statement may index a full store (graph_db.search: the engine's search indexes)
         conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=3600)
         try:
             for stmt in statements:
