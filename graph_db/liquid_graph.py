@@ -98,46 +98,46 @@ class LiquidGraph:
         try:
             stored = self._stored_meta()
             self._check_dimension(stored)
-            searched = engine_indexes(self.settings)
-            self.backend.ensure_schema(self.embedder.dim, ("", *searched))
+            self.backend.ensure_schema(self.embedder.dim)
             if stored is not None and stored.get("version", 1) < 2:
                 self._pack_vectors()
             if stored is not None and stored.get("version", 1) < 3:
                 self._split_cardinality()
             if stored is not None and stored.get("version", 1) < 4:
+                searched = engine_indexes(self.settings)
                 unused = [f"drop-{p}" for p in ("vectors", "fulltext") if p not in searched]
                 self.backend.ensure_schema(self.embedder.dim, unused)
             if stored is None or stored.get("version", 1) < SCHEMA_VERSION:
                 mine = {**(stored or {}), "version": SCHEMA_VERSION, "dim": self.embedder.dim}
                 mine.setdefault("model", self.embedder.name)
                 self.backend.write("meta_put", key="schema", value=json.dumps(mine))
+            #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
+            self.read_index = (
+                ReadIndex(
+                    self.backend,
+                    self.embedder.dim,
+                    self.settings.read_index_max_memories,
+                    self.settings.read_index_exact_below,
+                    self.settings.read_index_hnsw_ef,
+                    self._read_index_dir(),
+                    self.embedder.name,
+                    self.settings.read_index_persist_min,
+                    self.settings.read_index_gc_freeze,
+                )
+                if self.settings.read_index
+                else None
+            )
+            # makes the engine's search indexes its searches ask for (none with the read index)
+            self.search_engine = Searcher(
+                self.backend.dialect,
+                self.settings,
+                self.backend.read,
+                self.read_index,
+                lambda part: self.backend.ensure_schema(self.embedder.dim, (part,)),
+            )
         except BaseException:
             self.backend.close()
             raise
-        #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
-        self.read_index = (
-            ReadIndex(
-                self.backend,
-                self.embedder.dim,
-                self.settings.read_index_max_memories,
-                self.settings.read_index_exact_below,
-                self.settings.read_index_hnsw_ef,
-                self._read_index_dir(),
-                self.embedder.name,
-                self.settings.read_index_persist_min,
-                self.settings.read_index_gc_freeze,
-            )
-            if self.settings.read_index
-            else None
-        )
-        self.search_engine = Searcher(
-            self.backend.dialect,
-            self.settings,
-            self.backend.read,
-            self.read_index,
-            lambda part: self.backend.ensure_schema(self.embedder.dim, (part,)),
-            searched,
-        )
         self._known_ns: set[str] = set()
         self._engram = MemoryWriter(
             self.backend, self.embedder, self.search_engine, self.settings, self._after_write

@@ -131,14 +131,13 @@ class Searcher:
         read: Run | None = None,
         index: ReadIndex | None = None,
         make_indexes: Callable[[str], None] | None = None,
-        made: Sequence[str] = (),
     ) -> None:
         self.dialect = dialect
         self.counts = Counts(read=read)
         #: makes the engine's search indexes of a schema part ("vectors", "fulltext"): a
         #: store searched through the read index has none (``engine_indexes``)
         self.make_indexes = make_indexes
-        self._made = set(made)
+        self._made: set[str] = set()
         self._settings = settings
         self.index = index
 
