@@ -97,6 +97,20 @@ class Lexicon:
         start, end = self.starts[row], self.starts[row + 1]
         return memoryview(self.words)[start:end].tobytes(), end - start
 
+    def term_ids_of(self, mids: list[str], with_ids: bool) -> tuple[list[bytes | None], np.ndarray]:
+        """``term_ids`` of each of ``mids``: their term ids (when ``with_ids``; else None
+        each) and their counts (0: not held)."""
+        at = self.at.get
+        rows = [at(mid, -1) for mid in mids]
+        found = np.array(rows, np.intp)
+        held = found >= 0
+        count = np.zeros(len(mids), np.int64)
+        count[held] = np.frombuffer(self.length, np.uint32)[found[held]]
+        if not with_ids:
+            return [None] * len(mids), count
+        words, starts = memoryview(self.words), self.starts
+        return [words[starts[r] : starts[r + 1]].tobytes() if r >= 0 else None for r in rows], count
+
     def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best memories for the query terms ``words``, best first (ties: the
         earlier written first).

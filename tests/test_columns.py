@@ -108,3 +108,39 @@ def test_own_vectors_and_a_join_without_vectors() -> None:
     both = first.joined(rest)  # with them: each memory's vectors stay its own
     for i, mid in enumerate(both.ids):
         np.testing.assert_array_equal(both.stack(i)[0], stacks[mid][0])
+
+
+def test_the_read_index_gathers_the_columns_its_rows_make() -> None:
+    """Columns gathered from the read index (a column at a time) hold what ``of_rows``
+    makes of the same rows: vectors (float16 as held), times, speakers, term counts; a
+    turn's terms as the turns' term ids; the ids it does not hold come back apart."""
+    from graph_db.read_index import _Space
+    from graph_db.vecpack import pack
+
+    rng = np.random.default_rng(5)
+    rows, stacks = _rows(rng)
+    space = _Space((None, None), DIM)
+    held = {}
+    for mid, row in rows.items():
+        vecs, n, c = stacks[mid]
+        vecs = vecs.astype(np.float16).astype(np.float32)  # as the index holds them
+        held[mid] = (vecs, n, c)
+        packed = pack(vecs[0], vecs[1 : 1 + n] if n else None, vecs[-1] if c else None)
+        space.put_created(row["label"], {"id": mid, **row, "vecs": packed})
+    asked = ["m4", "gone", "m0", "m3", "m5", "m1", "m2"]
+    cols, missing = space.columns(asked)
+    want = Columns.of_rows({mid: rows[mid] for mid in cols.ids}, held, DIM)
+    assert cols.ids == ["m4", "m0", "m3", "m5", "m1", "m2"]
+    assert missing == ["gone"]
+    assert cols.labels == want.labels
+    assert cols.speakers == want.speakers
+    np.testing.assert_array_equal(cols.floats, want.floats)
+    np.testing.assert_array_equal(cols.asks, want.asks)
+    np.testing.assert_array_equal(cols.words, want.words)
+    np.testing.assert_array_equal(cols.views, want.views)
+    np.testing.assert_array_equal(cols.ctx, want.ctx)
+    np.testing.assert_array_equal(cols.vectors, want.vectors)
+    # a turn's terms as the turns' lexicon ids; a fact's (compared by none) left out
+    assert cols.terms == [None if want.labels[i] == "Fact" else cols.key(t)
+                          for i, t in enumerate(want.terms)]  # fmt: skip
+    assert cols.terms[cols.ids.index("m5")] is None  # stored without terms
