@@ -68,6 +68,7 @@ LOCOMO ?= ../shared/data/locomo
 bench: setup
 	$(PY) benchmarks/bench_store.py
 	$(PY) benchmarks/bench_locomo.py $(LOCOMO)
+	$(PY) benchmarks/bench_ingest.py $(LOCOMO)
 	$(PY) benchmarks/bench_game.py --capacity 1000
 	$(PY) benchmarks/bench_dynamics.py --sizes 10000
 	$(PY) benchmarks/bench_agent.py

@@ -45,6 +45,8 @@ GOAL_TURNS_PER_S = 300.0
 GOAL_RATIO = 1.10
 BATCH = 50  # as bench_locomo ingests
 WARM_UP = 150  # turns ingested first, untimed
+#: the table's seconds: of one run (the totals: of one run of every conversation)
+SECONDS = ("ingest_s", "model_alone_s", "model_within_ingest_s")
 
 
 class Recorded:
@@ -102,13 +104,12 @@ def ingest_timed(
 
 
 def run_conversation(
-    graph: LiquidGraph, recorded: Recorded, path: Path, repeats: int
+    graph: LiquidGraph, recorded: Recorded, name: str, turns: list[dict], repeats: int
 ) -> dict[str, Any]:
     """Ingest one conversation ``repeats`` times, each beside the model alone on the texts
     it embedded (after it, then before the next); their times and ratio (``_rates``)."""
-    turns, _ = load(path)
-    episodes = episodes_of(turns, f"{path.stem}:")
-    ns = f"ingest-{path.stem}"
+    episodes = episodes_of(turns, f"{name}:")
+    ns = f"ingest-{name}"
     ingest_s: list[float] = []
     within_s: list[float] = []  # in the model during the ingest
     alone_s: list[float] = []
@@ -155,7 +156,8 @@ def run_engine(engine: engines.Engine, paths: list[Path], repeats: int) -> dict[
         turns, _ = load(paths[0])
         ingest_timed(graph, recorded, "ingest-warm-up", episodes_of(turns[:WARM_UP], "warm:"))
         graph.forget_namespace("ingest-warm-up")
-        return {p.stem: run_conversation(graph, recorded, p, repeats) for p in paths}
+        return {p.stem: run_conversation(graph, recorded, p.stem, load(p)[0], repeats)
+                for p in paths}  # fmt: skip
 
 
 def totals(convs: dict[str, dict[str, Any]], repeats: int) -> dict[str, float]:
@@ -193,8 +195,8 @@ def main() -> None:
             info[name] = engine.info
         console.log(f"{name}: done")
     table = Table(title=f"LoCoMo ingest against the model alone ({args.repeats} runs each)")
-    for col in ("engine", "conversation", "turns", "texts a turn", "ingest s", "model alone s",
-                "in the model", "ratio", "outside the model", "turns/s",
+    for col in ("engine", "conversation", "turns", "texts a turn", "ingest s a run",
+                "model alone s", "in the model s", "ratio", "outside the model", "turns/s",
                 "model alone turns/s"):  # fmt: skip
         table.add_column(col, justify="left" if col in ("engine", "conversation") else "right")
     for name, convs in runs.items():
@@ -204,9 +206,7 @@ def main() -> None:
                 conv,
                 str(c["turns"]),
                 f"{c['texts_per_turn']:.2f}" if "texts_per_turn" in c else "",
-                f"{float(np.mean(c['ingest_s'])):.1f}",
-                f"{float(np.mean(c['model_alone_s'])):.1f}",
-                f"{float(np.mean(c['model_within_ingest_s'])):.1f}",
+                *[f"{sum(c[key]) / args.repeats:.1f}" for key in SECONDS],
                 f"{c['ratio']:.3f}",
                 f"{c['outside_model']:.1%}",
                 f"{c['turns_per_s']:.1f}",

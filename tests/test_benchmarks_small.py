@@ -148,3 +148,24 @@ def test_a_dynamics_fill_cut_short_goes_on_to_the_same_graph(graph, ns, tmp_path
     assert graph_counts(graph, f"{ns}-cut") == graph_counts(graph, f"{ns}-whole")
     for name in (f"{ns}-whole", f"{ns}-cut"):
         graph.forget_namespace(name)
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
+def test_ingest_benchmark_replays_what_the_model_embedded(graph):
+    """bench_ingest on the first sessions of conv-26, twice: each ingest starts with an
+    empty query cache (the second embeds what the first did, not nothing), every turn
+    reaches the model as it is embedded ("Speaker: text"), and each ingest has its
+    model-alone twin."""
+    from bench_ingest import Recorded, run_conversation
+
+    from finetune.data.locomo import load
+
+    turns = [t for t in load(LOCOMO)[0] if t["session"] <= 2]
+    recorded = Recorded(graph.embedder.inner)
+    got = run_conversation(graph, recorded, "small", turns, repeats=2)
+    first, second = got["texts_embedded"]
+    assert first == second > len(turns)  # the turn and its views
+    sent = {t for call in recorded.calls for t in call}
+    assert {f"{t['speaker']}: {t['text']}" for t in turns} <= sent
+    assert len(got["ingest_s"]) == len(got["model_alone_s"]) == 2
+    assert got["turns"] == len(turns) and got["model_within_ingest_s"][1] > 0
