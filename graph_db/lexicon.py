@@ -89,17 +89,9 @@ class Lexicon:
             map(self.names.__getitem__, self.words[self.starts[row] : self.starts[row + 1]])
         )
 
-    def term_ids(self, mid: str) -> tuple[bytes | None, int]:
-        """``mid``'s terms as term ids (uint32 bytes; None: not held) and how many."""
-        row = self.at.get(mid)
-        if row is None:
-            return None, 0
-        start, end = self.starts[row], self.starts[row + 1]
-        return memoryview(self.words)[start:end].tobytes(), end - start
-
     def term_ids_of(self, mids: list[str], with_ids: bool) -> tuple[list[bytes | None], np.ndarray]:
-        """``term_ids`` of each of ``mids``: their term ids (when ``with_ids``; else None
-        each) and their counts (0: not held)."""
+        """Each of ``mids``' terms as term ids (uint32 bytes, when ``with_ids``; None: not
+        held, or not asked) and how many it has (0: not held)."""
         at = self.at.get
         rows = [at(mid, -1) for mid in mids]
         found = np.array(rows, np.intp)
