@@ -51,8 +51,7 @@ from typing import Any
 
 import engines
 import numpy as np
-from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, git_commit, machine, pct
-from rich.console import Console
+from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, git_commit, log_console, machine, pct
 from rich.table import Table
 from tqdm import tqdm
 
@@ -841,9 +840,7 @@ def main() -> None:
     # SIGTERM (the way a long fill is stopped) unwinds like Ctrl-C: the graph closes and
     # saves its read index, so the fill that goes on loads it instead of reading it whole
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
-    console = Console()
-    if not console.is_terminal:  # a log file: keep the table's rows on one line
-        console = Console(width=130)
+    console = log_console(width=130)
     model = getattr(real := make_embedder(GraphSettings()), "inner", real)
     results: list[dict[str, Any]] = []
     for n in args.sizes:

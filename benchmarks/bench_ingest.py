@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -32,8 +31,8 @@ from typing import Any
 
 import engines
 import numpy as np
-from bench_store import git_commit, machine
-from rich.console import Console
+from bench_locomo import conversation_paths
+from bench_store import git_commit, log_console, machine
 from rich.table import Table
 
 from finetune.data.locomo import load
@@ -176,14 +175,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_ingest.json")
     engines.add_options(ap)
     args = ap.parse_args()
-    paths = sorted(args.data.glob("*.json"))
-    if args.conversations:
-        paths = [p for p in paths if p.stem in set(args.conversations)]
-    if not paths:
-        sys.exit(f"no LoCoMo conversations found in {args.data}")
-    console = Console()
-    if not console.is_terminal:  # a log file: keep the table's rows on one line
-        console = Console(width=160)
+    paths = conversation_paths(args.data, args.conversations)
+    console = log_console()
     runs: dict[str, dict[str, Any]] = {}
     info: dict[str, Any] = {}
     for name in engines.selected(args):

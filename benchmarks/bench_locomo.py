@@ -32,9 +32,8 @@ from pathlib import Path
 
 import engines
 import numpy as np
-from bench_store import git_commit, machine
+from bench_store import git_commit, log_console, machine
 from engines import Engine
-from rich.console import Console
 from rich.table import Table
 from tqdm import tqdm
 
@@ -100,6 +99,17 @@ def score(rankings: dict[str, list[list[str]]], qa: list[dict]) -> dict:
                     rows[f"{label}:all@{k}"] = float(np.mean([hit_all[i] for i in idx]))
         out[name] = rows
     return out
+
+
+def conversation_paths(data: Path, wanted: list[str] | None) -> list[Path]:
+    """LoCoMo's conversation files in ``data`` (``wanted``: only these, e.g. conv-26), or
+    exit saying none were found."""
+    paths = sorted(data.glob("conv-*.json"))
+    if wanted:
+        paths = [p for p in paths if p.stem in set(wanted)]
+    if not paths:
+        sys.exit(f"no LoCoMo conversations found in {data}")
+    return paths
 
 
 def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, dict]:
@@ -205,14 +215,8 @@ def main() -> None:
     )
     engines.add_options(ap)
     args = ap.parse_args()
-    paths = sorted(args.data.glob("*.json"))
-    if args.conversations:
-        paths = [p for p in paths if p.stem in set(args.conversations)]
-    if not paths:
-        sys.exit(f"no LoCoMo conversations found in {args.data}")
-    console = Console()
-    if not console.is_terminal:  # a log file: keep the table's rows on one line
-        console = Console(width=160)
+    paths = conversation_paths(args.data, args.conversations)
+    console = log_console()
     runs: dict[str, dict] = {}
     for name in engines.selected(args):
         t0 = time.perf_counter()

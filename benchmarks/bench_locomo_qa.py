@@ -66,7 +66,6 @@ from __future__ import annotations
 import argparse
 import json
 import string
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -80,8 +79,8 @@ from typing import Any
 import engines
 import httpx
 import numpy as np
-from bench_locomo import CATEGORIES, load
-from bench_store import git_commit, machine
+from bench_locomo import CATEGORIES, conversation_paths, load
+from bench_store import git_commit, log_console, machine
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 from rich.console import Console
@@ -577,14 +576,8 @@ def main() -> None:
     engines.add_options(ap)
     ap.set_defaults(engine="arcadedb")
     args = ap.parse_args()
-    paths = sorted(args.data.glob("conv-*.json"))
-    if args.conversations:
-        paths = [p for p in paths if p.stem in set(args.conversations)]
-    if not paths:
-        sys.exit(f"no LoCoMo conversations found in {args.data}")
-    console = Console()
-    if not console.is_terminal:  # a log file: keep the lines whole
-        console = Console(width=200)
+    paths = conversation_paths(args.data, args.conversations)
+    console = log_console(width=200)  # a log file: keep the lines whole
     notice = lambda text: console.print(text, style="yellow")  # noqa: E731
     answer_llms = LLMs(endpoint_settings(args.base_url, args.model, args.api_key), notice=notice)
     judge_llms = LLMs(

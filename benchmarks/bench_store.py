@@ -263,6 +263,12 @@ def git_commit() -> str:
     return git("rev-parse", "--short", "HEAD").strip() + dirty
 
 
+def log_console(width: int = 160) -> Console:
+    """Rich's console; into a log file, ``width`` wide (a table's rows stay on one line)."""
+    console = Console()
+    return console if console.is_terminal else Console(width=width)
+
+
 def machine() -> dict:
     import onnxruntime
 

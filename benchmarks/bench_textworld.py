@@ -65,7 +65,7 @@ from typing import Any
 
 import engines
 import numpy as np
-from bench_store import git_commit, machine
+from bench_store import git_commit, log_console, machine
 from engines import Engine
 from rich.console import Console
 from rich.table import Table
@@ -519,9 +519,7 @@ def main() -> None:
     ap.add_argument("--api-key", help="the endpoint's key")
     engines.add_options(ap)
     args = ap.parse_args()
-    console = Console()
-    if not console.is_terminal:  # a log file: keep the table's rows on one line
-        console = Console(width=180)
+    console = log_console(width=180)
     result: dict[str, Any] = {
         "machine": machine(),
         "commit": git_commit(),
