@@ -31,7 +31,7 @@ from typing import Any
 
 import engines
 import numpy as np
-from bench_locomo import conversation_paths
+from bench_locomo import conversation_paths, episodes_of
 from bench_store import git_commit, log_console, machine
 from rich.table import Table
 
@@ -65,20 +65,6 @@ class Recorded:
             return self.inner.embed(texts)
         finally:
             self.seconds += time.perf_counter() - t0
-
-
-def episodes_of(turns: list[dict], prefix: str) -> list[dict[str, Any]]:
-    """The turns as bench_locomo stores them."""
-    return [
-        {
-            "id": prefix + t["id"],
-            "text": t["text"],
-            "speaker": t["speaker"],
-            "session_id": f"session_{t['session']}",
-            "ts": t["ts"],
-        }
-        for t in turns
-    ]
 
 
 def model_alone(model: Embedder, calls: list[list[str]]) -> float:

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import engines
 import numpy as np
@@ -112,12 +113,9 @@ def conversation_paths(data: Path, wanted: list[str] | None) -> list[Path]:
     return paths
 
 
-def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, dict]:
-    conv = path.stem
-    turns, qa = load(path)
-    ns, prefix = f"locomo-{conv}", f"{conv}:"
-    graph.forget_namespace(ns)
-    episodes = [
+def episodes_of(turns: list[dict], prefix: str) -> list[dict[str, Any]]:
+    """The turns as episodes: ids under ``prefix``, the session's date as event time."""
+    return [
         {
             "id": prefix + t["id"],
             "text": t["text"],
@@ -127,8 +125,15 @@ def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, 
         }
         for t in turns
     ]
+
+
+def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, dict]:
+    conv = path.stem
+    turns, qa = load(path)
+    ns, prefix = f"locomo-{conv}", f"{conv}:"
+    graph.forget_namespace(ns)
     t0 = time.perf_counter()
-    graph.ingest(ns, episodes, batch_size=50, progress=True)
+    graph.ingest(ns, episodes_of(turns, prefix), batch_size=50, progress=True)
     ingest_s = time.perf_counter() - t0
     questions = [q["question"] for q in qa]
     systems: dict[str, Ranker] = {
