@@ -447,13 +447,19 @@ def time_embedding(real: Embedder, queries: list[str]) -> dict[str, Any]:
     return {"p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95)}
 
 
+def hnsw_ready(g: LiquidGraph, ns: str, query: str) -> None:
+    """The read index holds ``ns`` (run with --only, nothing read it yet) and its HNSW
+    graphs are built or read back (no-op without a read index)."""
+    if g.read_index is not None:
+        g.recall(ns, query, k=10, fire=False)
+        g.read_index.hnsw(ns, wait=None)
+
+
 def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[str, Any]:
     """Recall latency (query embedding included) and the ASSOC edges recall created, with
     the read index's HNSW graphs in use (run with ``--only`` after a store's index was read
-    whole, a recall had timed the graphs' build on the other core: 66.6 ms p95 for 39.0)."""
-    if g.read_index is not None:  # held, its graphs built or read back
-        g.recall(ns, queries[0], k=10, fire=False)
-        g.read_index.hnsw(ns, wait=None)
+    whole, recall had been 66.6 ms p95 against 39.0: likely the graphs' build beside it)."""
+    hnsw_ready(g, ns, queries[0])
     for q in queries[:WARMUP]:
         g.recall(ns, q, k=10, mode=mode)
     g.flush()
@@ -569,8 +575,7 @@ def hnsw_agreement(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any
     scan, query by query on the same graph (fire=False: nothing written between)."""
     if g.read_index is None:
         return {"hnsw": False}
-    g.recall(ns, queries[0], k=10, fire=False)  # held (run with --only, nothing read it yet)
-    g.read_index.hnsw(ns, wait=None)  # and its graphs built or read back
+    hnsw_ready(g, ns, queries[0])
     space = g.read_index._spaces.get(ns)
     blocks = [b for b in space.blocks.values() if b.ann is not None] if space else []
     if not blocks:
