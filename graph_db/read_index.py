@@ -919,11 +919,11 @@ def _apply(space: _Space, name: str, params: dict[str, Any]) -> None:
     """What a write made, linked, changed or deleted, from its parameters and results
     (``bolt.APPLIED``) and a memory's new vectors; the rest comes with the commit's records."""
     if name == "memory_touch":  # as memory_touch.cypher sets it
-        for mid in params["ids"]:
-            space.set_row(mid, "last_access", params["now"])
+        for r in params["rows"]:
+            space.set_row(r["id"], "last_access", r["now"])
     elif name == "hebbian_update":  # as hebbian_update.cypher sets the edges it returns
-        now = params["now"]
         for r in params["returned"]:
+            now = r["now"]
             space.adjacency.set_edge(r["a"], r["b"], "ASSOC", r["w"], now, now, r["permanent"])
     elif name == "memory_vitals":
         for r in params["returned"]:

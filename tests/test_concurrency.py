@@ -136,8 +136,8 @@ def test_recalls_close_together_leave_their_traces_in_one_transaction(graph, ns)
 
 def test_traces_written_together_leave_what_each_alone_would(graph, ns):
     """Several recalls' traces in one write (a pair fired again in it, a memory returned
-    twice) leave the same weights, firing counts, access counts and times as each trace
-    written on its own."""
+    twice, one returned and later fired) leave the same weights, firing counts, access
+    counts and times, and maintenance due times as each trace written on its own."""
     together, alone = ns, f"{ns}-alone"
     with clock.at(500.0):
         made = {n: graph.add_episodes(n, ["red apples", "green apples", "apple pie"]) for n in
@@ -163,13 +163,20 @@ def test_traces_written_together_leave_what_each_alone_would(graph, ns):
                 for x in graph.backend.read("export_edges", ns=n)
                 if x["type"] == "ASSOC" and x["props"].get("fired_count")
             )  # fmt: skip
-            touched = [(m.access_count, m.last_access) for m in graph.get_many(n, made[n])]
+            props = {r["props"]["id"]: r["props"] for r in graph.backend.read("export_nodes", ns=n)}
+            touched = [
+                tuple(props[mid].get(k) for k in ("access_count", "last_access", "vitals_due",
+                                                   "edges_at"))
+                for mid in made[n]
+            ]  # fmt: skip
             return edges, touched
 
         assert left(together) == left(alone)
         edges, touched = left(together)
         assert [(e[0], e[1], e[2]) for e in edges] == [([0, 1], 2, 1_120.0), ([1, 2], 1, 1_060.0)]
-        assert touched[0] == (2, 1_120.0) and touched[1] == (1, 1_060.0)
+        # 1 was returned at 1,060 and fired at 1,120: due from the later
+        assert touched == [(2, 1_120.0, 1_120.0, 1_120.0), (1, 1_060.0, 1_120.0, 1_120.0),
+                           (0, 500.0, 1_060.0, 1_060.0)]  # fmt: skip
     finally:
         plasticity.settings = graph.settings
         graph.forget_namespace(alone)

@@ -53,17 +53,18 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
     _link(graph, ns, [(a, b, 0.5, False)])
     args = {
         "ns": ns,
-        "rows": [{"a": a, "b": b, "u": 1.0}],
         "eta": 0.5,
         "decay": 0.01,
         "hold": 0.0,
         "w_perm": 0.95,
         "w_min": 0.02,
     }
-    graph.backend.write("hebbian_update", now=10.0, **args)
+    graph.backend.write("hebbian_update", rows=[{"a": a, "b": b, "u": 1.0, "now": 10.0}], **args)
     w1 = 0.5 * math.exp(-0.1)
     w1 += 0.5 * (1 - w1)
-    (row,) = graph.backend.write("hebbian_update", now=20.0, **args)
+    (row,) = graph.backend.write(
+        "hebbian_update", rows=[{"a": a, "b": b, "u": 1.0, "now": 20.0}], **args
+    )
     w2 = w1 * math.exp(-0.1)
     w2 += 0.5 * (1 - w2)
     assert row["w"] == pytest.approx(w2) and row["permanent"] is False
@@ -77,8 +78,8 @@ def test_two_reinforcements_and_a_decay_give_the_expected_weight(graph, ns):
     assert _stored(graph, ns, a)["expire_at"] == pytest.approx(dies)
     (row,) = graph.backend.write("edges_prune", now=dies - 1.0, **prune)
     assert row["pruned"] == 0  # (deleted just after: test_prune_deletes_weak_edges...)
-    reversed_pair = {**args, "rows": [{"a": b, "b": a, "u": 1.0}], "w_perm": 0.8}
-    (row,) = graph.backend.write("hebbian_update", now=30.0, **reversed_pair)
+    reversed_pair = {**args, "rows": [{"a": b, "b": a, "u": 1.0, "now": 30.0}], "w_perm": 0.8}
+    (row,) = graph.backend.write("hebbian_update", **reversed_pair)
     assert row["permanent"] is True
     assert list(_weights(graph, ns)) == [frozenset((a, b))], "one edge per pair, in any order"
 
@@ -92,13 +93,12 @@ def test_co_fired_memories_without_an_edge_get_one(graph, ns):
     (row,) = graph.backend.write(
         "hebbian_update",
         ns=ns,
-        now=5.0,
         eta=0.3,
         decay=0.01,
         hold=2.0,
         w_perm=0.95,
         w_min=0.02,
-        rows=[{"a": x, "b": y, "u": 1.0}],
+        rows=[{"a": x, "b": y, "u": 1.0, "now": 5.0}],
     )
     assert row["w"] == pytest.approx(0.3)
     # the writer keeps the source's expiry bound: held 2 s, then 0.3 e^(-0.01 t) hits 0.02

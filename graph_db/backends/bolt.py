@@ -62,7 +62,7 @@ MESSAGE_BUDGET = 4 * 1024 * 1024
 #: of their ids
 _CHANGED: dict[str, tuple[str, ...]] = {
     # what recall ranks by (recall_rows): access times, importance, a fact's end
-    "memory_touch": ("ids",),
+    "memory_touch": ("rows", "id"),
     "memory_vitals": ("ids",),
     "importance_bump": ("rows", "id"),
     "fact_reinforce": ("rows", "id"),

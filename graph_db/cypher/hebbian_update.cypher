@@ -1,4 +1,5 @@
-// Hebbian plasticity on liquid edges: for each pair (a, b) used together with usefulness u,
+// Hebbian plasticity on liquid edges: for each pair (a, b) used together with usefulness u at
+// time now (a row's own: the rows of several recalls go in one statement, in order),
 // w <- w_eff + eta * u * (1 - w_eff), where w_eff is the lazily decayed weight
 // w * exp(-decay * (now - start)), start = max(w_at, fired_at + hold): an edge is held for
 // $hold seconds after it fired (recency correction); permanent edges do not decay. A pair without an edge
@@ -22,24 +23,24 @@ WHERE fb.ns = $ns
 WITH r, a, coalesce(eb, fb) AS b
 WHERE a IS NOT NULL AND b IS NOT NULL
 MERGE (a)-[x:ASSOC]->(b)
-ON CREATE SET x.w = 0.0, x.w_at = $now, x.fired_count = 0, x.permanent = false,
-              x.created_at = $now
-WITH r, a, b, x, coalesce(x.w_at, $now) AS w_at, coalesce(x.fired_at, x.w_at, $now) + $hold AS held
+ON CREATE SET x.w = 0.0, x.w_at = r.now, x.fired_count = 0, x.permanent = false,
+              x.created_at = r.now
+WITH r, a, b, x, coalesce(x.w_at, r.now) AS w_at, coalesce(x.fired_at, x.w_at, r.now) + $hold AS held
 WITH r, a, b, x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
 WITH r, a, b, x,
-     CASE WHEN coalesce(x.permanent, false) OR $now <= start THEN x.w
-          ELSE x.w * exp(-$decay * ($now - start)) END AS w_eff
+     CASE WHEN coalesce(x.permanent, false) OR r.now <= start THEN x.w
+          ELSE x.w * exp(-$decay * (r.now - start)) END AS w_eff
 WITH r, a, b, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
 SET x.w = w_new,
-    x.w_at = $now,
-    x.fired_at = $now,
+    x.w_at = r.now,
+    x.fired_at = r.now,
     x.fired_count = coalesce(x.fired_count, 0) + 1,
     x.permanent = coalesce(x.permanent, false) OR w_new >= $w_perm,
-    a.vitals_due = $now, b.vitals_due = $now, a.edges_at = $now, b.edges_at = $now
+    a.vitals_due = r.now, b.vitals_due = r.now, a.edges_at = r.now, b.edges_at = r.now
 WITH r, a, x,
      CASE WHEN x.permanent OR $decay <= 0 OR $w_min <= 0 THEN null
-          WHEN x.w < $w_min THEN $now
-          ELSE $now + $hold + log(x.w / $w_min) / $decay END AS dies
+          WHEN x.w < $w_min THEN r.now
+          ELSE r.now + $hold + log(x.w / $w_min) / $decay END AS dies
 SET a.expire_at = CASE WHEN dies IS NOT NULL AND coalesce(a.expire_at, dies) >= dies THEN dies
                        ELSE a.expire_at END
-RETURN r.a AS a, r.b AS b, x.w AS w, x.permanent AS permanent
+RETURN r.a AS a, r.b AS b, r.now AS now, x.w AS w, x.permanent AS permanent
