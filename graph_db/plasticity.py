@@ -203,11 +203,11 @@ def _rounds(firings: list[list[dict]]) -> list[list[dict]]:
     memory may share a run, as within one firing (the engine applies a run's rows in turn)."""
     runs: list[list[dict]] = []
     pairs: set[frozenset[str]] = set()
-    for rows in firings:
+    for rows in filter(None, firings):
         mine = {frozenset((r["a"], r["b"])) for r in rows}
         if not runs or pairs & mine:
             runs.append([])
             pairs = set()
         runs[-1] += rows
         pairs |= mine
-    return [run for run in runs if run]
+    return runs

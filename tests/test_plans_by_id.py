@@ -18,11 +18,7 @@ import pytest
 from graph_db import cypher
 
 #: the named queries that take one memory's id ($id)
-BY_ID = sorted(
-    name
-    for name in cypher.names()
-    if not name.startswith("schema") and re.search(r"\$id\b", cypher.query(name, "neo4j"))
-)
+BY_ID = [name for name in cypher.names() if re.search(r"\$id\b", cypher.query(name, "neo4j"))]
 #: a seek by a memory label's namespace index, as ArcadeDB's plan names it
 BY_NAMESPACE = re.compile(r"index=(?:Episode|Fact)\[ns\]")
 
