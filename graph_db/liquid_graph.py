@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import os
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -107,10 +108,14 @@ class LiquidGraph:
                 searched = engine_indexes(self.settings)
                 unused = [f"drop-{p}" for p in ("vectors", "fulltext") if p not in searched]
                 self.backend.ensure_schema(self.embedder.dim, unused)
-            if stored is None or stored.get("version", 1) < SCHEMA_VERSION:
+            if stored is None or stored.get("version", 1) < SCHEMA_VERSION or "store" not in stored:
                 mine = {**(stored or {}), "version": SCHEMA_VERSION, "dim": self.embedder.dim}
                 mine.setdefault("model", self.embedder.name)
+                mine.setdefault("store", uuid.uuid4().hex)
                 self.backend.write("meta_put", key="schema", value=json.dumps(mine))
+                stored = {**mine, **(self._stored_meta() or {})}  # another process may win
+            #: the store's own id, made once: what its saved read index is filed under
+            self.store_id: str = stored["store"]
             #: recall vectors per namespace in process (graph_db.read_index); None: the engine's
             self.read_index = (
                 ReadIndex(
@@ -409,13 +414,12 @@ class LiquidGraph:
 
     def _read_index_dir(self) -> Path | None:
         """Where this store's read index files go: the home's ``read-index/``, one folder a
-        store (the embedded database, or a Neo4j server's URI and database)."""
-        s = self.settings
-        if not s.read_index_persist_min:
+        store, named by the id the store holds (not by its address: a Neo4j server reached
+        at another URI, or started on another port, is still the same store)."""
+        if not self.settings.read_index_persist_min:
             return None
-        store = f"neo4j|{s.neo4j_uri}|{s.neo4j_database}" if s.neo4j_uri else (
-            f"arcadedb|{s.arcadedb_database}")  # fmt: skip
-        return s.home / "read-index" / hashlib.sha256(store.encode()).hexdigest()[:16]
+        name = hashlib.sha256(self.store_id.encode()).hexdigest()[:16]  # a name, whatever it holds
+        return self.settings.home / "read-index" / name
 
     def recall(
         self,

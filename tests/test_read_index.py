@@ -577,6 +577,31 @@ def test_a_saved_index_is_read_back_and_caught_up_never_trusted_blindly(graph, n
     graph.forget_namespace(ns)
 
 
+def test_a_saved_index_is_filed_under_the_store_not_the_address_it_is_reached_at(graph, ns):
+    """A Neo4j server reached at another address (started again on another port, or named
+    another way) is the same store: its saved index is read back, not built again. The
+    folder is named by an id the store itself holds, made once."""
+    from graph_db import LiquidGraph
+
+    uri = graph.settings.neo4j_uri
+    if uri is None:
+        pytest.skip("the embedded engine has one address, its home")
+    settings = graph.settings.model_copy(update={"read_index_persist_min": 1})
+    with LiquidGraph(settings, embedder=graph.embedder) as first:
+        first.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+        expected = {q: _recalled(first, ns, q, k=8) for q in QUERIES}
+        directory = first.read_index.directory
+    elsewhere = uri.replace("://127.0.0.1:", "://localhost:")
+    assert elsewhere != uri
+    other = settings.model_copy(update={"neo4j_uri": elsewhere})
+    with LiquidGraph(other, embedder=graph.embedder) as second:
+        assert second.store_id == first.store_id == graph.store_id
+        assert second.read_index.directory == directory
+        assert {q: _recalled(second, ns, q, k=8) for q in QUERIES} == expected
+        assert (second.read_index.loads, second.read_index.builds) == (1, 0)
+    graph.forget_namespace(ns)
+
+
 def test_a_large_namespace_read_whole_shows_its_progress(graph, ns, monkeypatch, capsys):
     """Reading a namespace whole takes minutes at 1M memories: a progress bar of its
     memories, their number known, is shown while they arrive (past PROGRESS_MIN; here every
