@@ -5,6 +5,7 @@ is survived by the clients (the next call starts it again), and it stops cleanly
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import random
 import signal
@@ -105,6 +106,23 @@ def test_a_home_locked_by_another_process_is_a_clear_error(tmp_path, embedder):
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
+
+
+def test_an_engine_stopped_from_another_process_is_not_waited_on_as_a_zombie(tmp_path, caplog):
+    """The process that started the engine reaps it when it stops, so a stop asked from
+    any other process (``mags engine stop``) sees it gone at once: it does not wait out the
+    stop's time on a zombie and then kill it."""
+    home = tmp_path / "home"
+    proc = start_worker("hold", home)  # starts the engine: its parent
+    try:
+        wait_for(proc, "ready")
+        with caplog.at_level(logging.WARNING, logger="graph_db.backends.engine"):
+            assert stop_engine(home, wait_s=30)
+        assert "did not stop" not in caplog.text
+        assert "stopped" in (home / "log" / "engine.log").read_text()
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
 
 
 @pytest.mark.slow

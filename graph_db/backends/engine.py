@@ -219,6 +219,9 @@ class EngineClient:
                 cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True,  # not this terminal's: Ctrl-C and hang-ups spare it
             )  # fmt: skip
+        # reaped when it exits, though this process outlives it: a zombie would still count
+        # as running to ``mags engine stop`` in another process (it waited, then SIGKILLed)
+        threading.Thread(target=proc.wait, name="mags-engine-reaper", daemon=True).start()
         deadline = time.monotonic() + self.wait_s
         while True:
             found = running(self.home)
