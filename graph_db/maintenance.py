@@ -5,7 +5,7 @@ neither dying nor changed. A pass visits two kinds of memories, found by range i
 - due to expire (``expire_at <= now``): one of their liquid edges may have decayed under
   ``w_min``; ``expire_at`` is a lower bound on that time, recomputed by each prune and
   lowered by every query that writes an edge (hebbian_update and births to the edge's own
-  death time, link_assoc to 0: check at the next pass);
+  death time, link_assoc to the edge's creation: check at the next pass);
 - due for vitals (``vitals_due <= now``): written, used, re-linked or re-cored since their
   last visit (the write queries set it), or not visited for ``vitals_refresh_days``.
 Each kind at most ``maintain_batch`` per pass (the rest waits for the next pass). In order:

@@ -124,6 +124,42 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     assert _stored(graph, ns, source).get("expire_at") is None  # no edge left to expire
 
 
+def _set_due(graph, ns, due):
+    with graph.backend.driver.session(database=graph.backend.database) as s:
+        rows = [{"id": m, "due": t} for m, t in due.items()]
+        query = "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns SET m.vitals_due = r.due"  # noqa: E501
+        s.run(query, ns=ns, rows=rows).consume()
+
+
+def test_memories_made_due_together_each_keep_a_due_time_of_their_own(graph, ns):
+    """New memories, new cores and pruned edges make memories due without putting them on
+    one shared time: a memory already due keeps its time, one due later gets its creation
+    time. (A time shared by a namespace's memories is one key with all of them under it in
+    the range index, and ArcadeDB removes an entry in time proportional to the entries under
+    its key: a first maintenance pass at 1M memories took hours.)"""
+    made = [graph.add_episodes(ns, [f"memory {n}"])[0] for n in "abcd"]  # four writes
+    _clear_assoc(graph, ns)
+    created = {m: _stored(graph, ns, m)["created_at"] for m in made}
+    assert len(set(created.values())) == 4
+    assert {m: _stored(graph, ns, m)["vitals_due"] for m in made} == created  # due at once
+    a, b, c, d = made
+    now = max(created.values()) + 100.0
+    _set_due(graph, ns, {a: now + 1000.0, b: now + 1000.0, c: now - 50.0})
+    graph.backend.write(
+        "memory_cores_set", ns=ns, rows=[{"id": m, "core": 2} for m in made], now=now
+    )
+    due = {m: _stored(graph, ns, m)["vitals_due"] for m in made}
+    assert due == {a: created[a], b: created[b], c: now - 50.0, d: created[d]}
+
+    _link(graph, ns, [(a, b, 0.05, False)])  # w_at 0: under w_min at once
+    _set_due(graph, ns, {a: now + 1000.0, b: now - 70.0})
+    prune = {"ids": [a, b], "decay": 0.01, "hold": 0.0, "w_min": 0.1}
+    (row,) = graph.backend.write("edges_prune", ns=ns, now=now, **prune)
+    assert row["pruned"] == 1
+    assert _stored(graph, ns, a)["vitals_due"] == created[a]
+    assert _stored(graph, ns, b)["vitals_due"] == now - 70.0
+
+
 def test_kcore_of_the_stored_graph_gives_the_exact_core_numbers(graph, ns):
     from graph_db.maintenance import Maintainer
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import time
 
 import pytest
 from conftest import BACKENDS, settings_for
@@ -30,7 +31,7 @@ def test_restore_brings_back_exactly_what_was_exported(graph, ns, tmp_path):
     assert graph.search(ns, "surfing", k=1)[0].memory.text == "I started surfing"
     restored = graph.backend.read("export_nodes", ns=ns)
     due = [r["props"].get("vitals_due") for r in restored if r["label"] in ("Episode", "Fact")]
-    assert len(due) > len(ids) and set(due) == {0.0}  # all due at the next maintenance pass
+    assert len(due) > len(ids) and max(due) <= time.time()  # all due at the next pass
 
 
 def test_a_snapshot_restores_into_another_namespace(graph, ns, tmp_path):

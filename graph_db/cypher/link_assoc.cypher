@@ -1,7 +1,9 @@
 // Liquid edges between memories of either block: [:ASSOC {w, fired_at, fired_count, permanent}].
 // Nodes are found by id (unique index) and then checked against the namespace. Both ends are
-// due for a maintenance visit (vitals_due 0: at the next pass), the source for a prune check
-// (expire_at 0: the edge's decay is not computed here); edges_at: when their edges changed.
+// due for a maintenance visit at the next pass, the source for a prune check (the edge's
+// decay is not computed here): each keeps its due time if already due, else it gets the
+// edge's creation time (never one value for all: see memory_cores_set); edges_at: when
+// their edges changed.
 UNWIND $rows AS r
 // one edge per pair, stored from the smaller id to the larger
 WITH r, CASE WHEN r.a < r.b THEN r.a ELSE r.b END AS lo,
@@ -15,11 +17,13 @@ OPTIONAL MATCH (eb:Episode {id: hi})
 WHERE eb.ns = $ns
 OPTIONAL MATCH (fb:Fact {id: hi})
 WHERE fb.ns = $ns
-WITH r, a, coalesce(eb, fb) AS b
+WITH r, a, coalesce(eb, fb) AS b, coalesce(r.props.created_at, r.props.w_at, 0.0) AS t
 WHERE a IS NOT NULL AND b IS NOT NULL
 MERGE (a)-[x:ASSOC]->(b)
-SET x += r.props, a.vitals_due = 0.0, b.vitals_due = 0.0, a.expire_at = 0.0,
-    a.edges_at = coalesce(r.props.created_at, r.props.w_at, 0.0),
-    b.edges_at = coalesce(r.props.created_at, r.props.w_at, 0.0)
+SET x += r.props,
+    a.vitals_due = CASE WHEN a.vitals_due <= t THEN a.vitals_due ELSE t END,
+    b.vitals_due = CASE WHEN b.vitals_due <= t THEN b.vitals_due ELSE t END,
+    a.expire_at = CASE WHEN a.expire_at <= t THEN a.expire_at ELSE t END,
+    a.edges_at = t, b.edges_at = t
 // edges: each as it is now, for this process's read index (bolt.APPLIED)
 RETURN count(x) AS linked, collect([a.id, b.id, x.w, x.w_at, x.fired_at, x.permanent]) AS edges
