@@ -159,6 +159,13 @@ def test_memories_made_due_together_each_keep_a_due_time_of_their_own(graph, ns)
     assert _stored(graph, ns, a)["vitals_due"] == created[a]
     assert _stored(graph, ns, b)["vitals_due"] == now - 70.0
 
+    _set_due(graph, ns, {c: now + 1000.0, d: now - 30.0})  # a new link: the edge's time
+    graph.backend.write("link_assoc", ns=ns, rows=[{"a": c, "b": d, "props": {"created_at": now}}])
+    assert (_stored(graph, ns, c)["vitals_due"], _stored(graph, ns, d)["vitals_due"]) == (
+        now,
+        now - 30.0,
+    )
+
 
 def test_kcore_of_the_stored_graph_gives_the_exact_core_numbers(graph, ns):
     from graph_db.maintenance import Maintainer
