@@ -127,7 +127,10 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
 def _set_due(graph, ns, due):
     with graph.backend.driver.session(database=graph.backend.database) as s:
         rows = [{"id": m, "due": t} for m, t in due.items()]
-        query = "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns SET m.vitals_due = r.due"  # noqa: E501
+        query = (
+            "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns "
+            "SET m.vitals_due = r.due"
+        )
         s.run(query, ns=ns, rows=rows).consume()
 
 
