@@ -5,9 +5,14 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
+import time
 
 import pytest
+
+from graph_db import cypher
 
 
 def _stored(graph, ns: str, memory_id: str) -> dict:
@@ -195,3 +200,106 @@ def test_core_numbers_of_a_chain_of_triangles_and_a_star():
     )
     assert cores["hub"] == 1 and cores["leaf0"] == 1 and cores["alone"] == 0
     assert "ghost" not in cores  # edges to unknown nodes are ignored
+
+
+def _set(graph, ns, label, prop, values):
+    with graph.backend.driver.session(database=graph.backend.database) as s:
+        rows = [{"id": m, "v": v} for m, v in values.items()]
+        query = (
+            f"UNWIND $rows AS r MATCH (m:{label} {{id: r.id}}) WHERE m.ns = $ns SET m.{prop} = r.v"
+        )
+        s.run(query, ns=ns, rows=rows).consume()
+
+
+DUE_FORMS = [("due_for_vitals", "vitals_due"), ("due_for_prune", "expire_at")]
+
+
+@pytest.mark.parametrize(("name", "prop"), DUE_FORMS)
+def test_due_memories_found_through_the_namespace_are_those_of_the_range(graph, ns, name, prop):
+    """The two forms of a due lookup (the store's due range, then the namespace; the
+    namespace's memories, then their due time) give the same memories, of ``ns`` only."""
+    now = 1_000_000.0
+    other = f"{ns}-other"
+    theirs = graph.add_episodes(other, ["their turn one", "their turn two"])
+    _set(graph, other, "Episode", prop, dict.fromkeys(theirs, now - 500.0))
+    a, b, c = graph.add_episodes(ns, ["turn a", "turn b", "turn c"])
+    fact = graph.add_fact(ns, "Ann", "likes", "tea")
+    _set(graph, ns, "Episode", prop, {a: now - 10.0, b: now + 1000.0, c: now})
+    _set(graph, ns, "Fact", prop, {fact: now - 1.0})
+    found = {
+        form: {r["id"] for r in graph.backend.read(form, ns=ns, now=now, limit=50)}
+        for form in (name, f"{name}_by_ns")
+    }
+    assert found == {name: {a, c, fact}, f"{name}_by_ns": {a, c, fact}}
+    one = graph.backend.read(f"{name}_by_ns", ns=ns, now=now, limit=1)
+    assert len(one) == 1 and one[0]["id"] in {a, c, fact}
+
+
+def test_a_small_namespace_finds_its_due_memories_among_its_own(graph, ns, monkeypatch):
+    """A pass counts the namespace's memories when it reads them all (a full or k-core
+    pass); later passes of a namespace counted small look among its own memories, not
+    through the store's due range (which every namespace's due memories share)."""
+    from graph_db import maintenance
+
+    graph.add_episodes(ns, ["a first turn", "a second turn", "a third turn"])
+    graph.add_fact(ns, "Ann", "likes", "tea")
+    now = time.time() + 60  # (within the grace period: nothing is forgotten)
+    graph.maintain(ns, now=now)  # the first pass: full
+    (state,) = graph.backend.read("namespace_maintenance", ns=ns)
+    assert state["memories"] == 4
+    asked: list[str] = []
+    read = graph.backend.read
+
+    def spy(name, **params):
+        asked.append(name)
+        return read(name, **params)
+
+    monkeypatch.setattr(graph.backend, "read", spy)
+    graph.maintain(ns, now=now + 60, kcore=False)
+    monkeypatch.setattr(maintenance, "DUE_BY_NS_UP_TO", 3)
+    graph.maintain(ns, now=now + 120, kcore=False)
+    due = [name for name in asked if name.startswith("due_for")]
+    assert due == [
+        "due_for_prune_by_ns",
+        "due_for_vitals_by_ns",
+        "due_for_prune",
+        "due_for_vitals",
+    ]
+
+
+def _branches(text: str) -> list[str]:
+    """The UNION ALL branches inside a query's CALL, each a query of its own (ArcadeDB's
+    EXPLAIN does not show what runs inside a CALL)."""
+    inner = text[text.index("CALL () {") + len("CALL () {") : text.rindex("}")]
+    return [branch.strip() for branch in inner.split("UNION ALL")]
+
+
+@pytest.mark.parametrize(("name", "prop"), DUE_FORMS)
+def test_a_namespace_due_lookup_seeks_its_own_memories(graph, ns, name, prop):
+    """The namespace's form seeks the namespace's memories by index: on ArcadeDB its
+    namespace index (its Cypher seeks a composite index by equality only), on Neo4j an index
+    on the namespace, the composite (ns, due time) where its statistics say so, for the
+    range form too."""
+    graph.add_episodes(ns, ["a first turn", "a second turn"])
+    graph.add_fact(ns, "Ann", "likes", "tea")
+    arcadedb = graph.backend.dialect.name == "arcadedb"
+    # the label and the first property of each index sought
+    seek = r"index=(\w+)\[(\w+)" if arcadedb else r"RANGE INDEX \w+:(\w+)\(([\w, ]+)\)"
+    seeks = {}
+    with graph.backend.driver.session(database=graph.backend.database) as session:
+        for form in (name, f"{name}_by_ns"):
+            params = {"ns": ns, "now": 1.0, "limit": 10}
+            seeks[form] = [
+                re.findall(seek, json.dumps(session.run("EXPLAIN " + q, params).consume().plan))
+                for q in _branches(cypher.query(form, graph.backend.dialect.name))
+            ]
+    if arcadedb:  # (Fact's may be its (ns, subject_key, predicate) index: by ns too)
+        assert seeks == {
+            name: [[("Episode", prop)], [("Fact", prop)]],
+            f"{name}_by_ns": [[("Episode", "ns")], [("Fact", "ns")]],
+        }
+    else:  # by its statistics, (ns, due time) or (ns): never the store's due range
+        first = {form: [[(label, on.split(",")[0]) for label, on in b] for b in branches]
+                 for form, branches in seeks.items()}  # fmt: skip
+        both = [[("Episode", "ns")], [("Fact", "ns")]]
+        assert first == {name: both, f"{name}_by_ns": both}

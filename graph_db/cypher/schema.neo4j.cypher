@@ -16,9 +16,15 @@ CREATE INDEX fact_ns IF NOT EXISTS FOR (n:Fact) ON (n.ns);
 CREATE INDEX fact_ns_subject_predicate IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.subject_key, n.predicate);
 // its two-property forerunner, in stores made before it: every write paid for it
 DROP INDEX fact_ns_subject IF EXISTS;
-// maintenance finds what is due by range (graph_db.maintenance), never by a scan
-CREATE INDEX episode_expire_at IF NOT EXISTS FOR (n:Episode) ON (n.expire_at);
-CREATE INDEX episode_vitals_due IF NOT EXISTS FOR (n:Episode) ON (n.vitals_due);
-CREATE INDEX fact_expire_at IF NOT EXISTS FOR (n:Fact) ON (n.expire_at);
-CREATE INDEX fact_vitals_due IF NOT EXISTS FOR (n:Fact) ON (n.vitals_due);
+// maintenance finds what is due by range (graph_db.maintenance), never by a scan: a
+// namespace's own range (a due time alone is a range of every namespace's memories)
+CREATE INDEX episode_ns_expire_at IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.expire_at);
+CREATE INDEX episode_ns_vitals_due IF NOT EXISTS FOR (n:Episode) ON (n.ns, n.vitals_due);
+CREATE INDEX fact_ns_expire_at IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.expire_at);
+CREATE INDEX fact_ns_vitals_due IF NOT EXISTS FOR (n:Fact) ON (n.ns, n.vitals_due);
+// their one-property forerunners, in stores made before them
+DROP INDEX episode_expire_at IF EXISTS;
+DROP INDEX episode_vitals_due IF EXISTS;
+DROP INDEX fact_expire_at IF EXISTS;
+DROP INDEX fact_vitals_due IF EXISTS;
 CREATE INDEX entity_ns_name IF NOT EXISTS FOR (n:Entity) ON (n.ns, n.name);
