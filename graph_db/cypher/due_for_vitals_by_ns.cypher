@@ -3,7 +3,7 @@
 // other form is shared by every namespace, so it walks past other namespaces' due memories
 // first (a 40-memory namespace beside a 100k one: 0.4-1.5 s a query on ArcadeDB, whose
 // Cypher seeks a composite (ns, vitals_due) index by equality only). On Neo4j both forms
-// seek that composite index.
+// seek an index on the namespace: (ns, vitals_due), or (ns) where its statistics say so.
 CALL () {
   MATCH (m:Episode {ns: $ns}) WHERE m.vitals_due <= $now RETURN m.id AS id LIMIT $limit
   UNION ALL
