@@ -202,13 +202,16 @@ def test_core_numbers_of_a_chain_of_triangles_and_a_star():
     assert "ghost" not in cores  # edges to unknown nodes are ignored
 
 
+SET_PROPS = {  # a label's memories by id, given properties (the test's own due times)
+    "Episode": "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns SET m += r.props",
+    "Fact": "UNWIND $rows AS r MATCH (m:Fact {id: r.id}) WHERE m.ns = $ns SET m += r.props",
+}
+
+
 def _set(graph, ns, label, prop, values):
     with graph.backend.driver.session(database=graph.backend.database) as s:
-        rows = [{"id": m, "v": v} for m, v in values.items()]
-        query = (
-            f"UNWIND $rows AS r MATCH (m:{label} {{id: r.id}}) WHERE m.ns = $ns SET m.{prop} = r.v"
-        )
-        s.run(query, ns=ns, rows=rows).consume()
+        rows = [{"id": m, "props": {prop: v}} for m, v in values.items()]
+        s.run(SET_PROPS[label], ns=ns, rows=rows).consume()
 
 
 DUE_FORMS = [("due_for_vitals", "vitals_due"), ("due_for_prune", "expire_at")]
