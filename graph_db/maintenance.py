@@ -372,7 +372,7 @@ class Maintainer:
     def _due(self, ns: str, name: str, now: float, memories: int | None) -> list[str]:
         """Query ``name``'s due memories: through the namespace's own when it held at most
         ``DUE_BY_NS_UP_TO`` memories at its last count (``memories``), else through the
-        store's due range (a large namespace: there, most of what the range holds is its)."""
+        store's due range (reading a large namespace whole would cost more)."""
         if memories is not None and memories <= DUE_BY_NS_UP_TO:
             name += "_by_ns"
         rows = self.backend.read(name, ns=ns, now=now, limit=self.settings.maintain_batch)

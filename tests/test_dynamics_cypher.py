@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from graph_db import cypher
+from graph_db import cypher, maintenance
 
 
 def _stored(graph, ns: str, memory_id: str) -> dict:
@@ -129,14 +129,16 @@ def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     assert _stored(graph, ns, source).get("expire_at") is None  # no edge left to expire
 
 
-def _set_due(graph, ns, due):
+SET_PROPS = {  # a label's memories by id, given properties (the tests' own due times)
+    "Episode": "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns SET m += r.props",
+    "Fact": "UNWIND $rows AS r MATCH (m:Fact {id: r.id}) WHERE m.ns = $ns SET m += r.props",
+}
+
+
+def _set(graph, ns, label, prop, values):
     with graph.backend.driver.session(database=graph.backend.database) as s:
-        rows = [{"id": m, "due": t} for m, t in due.items()]
-        query = (
-            "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns "
-            "SET m.vitals_due = r.due"
-        )
-        s.run(query, ns=ns, rows=rows).consume()
+        rows = [{"id": m, "props": {prop: v}} for m, v in values.items()]
+        s.run(SET_PROPS[label], ns=ns, rows=rows).consume()
 
 
 def test_memories_made_due_together_each_keep_a_due_time_of_their_own(graph, ns):
@@ -152,7 +154,7 @@ def test_memories_made_due_together_each_keep_a_due_time_of_their_own(graph, ns)
     assert {m: _stored(graph, ns, m)["vitals_due"] for m in made} == created  # due at once
     a, b, c, d = made
     now = max(created.values()) + 100.0
-    _set_due(graph, ns, {a: now + 1000.0, b: now + 1000.0, c: now - 50.0})
+    _set(graph, ns, "Episode", "vitals_due", {a: now + 1000.0, b: now + 1000.0, c: now - 50.0})
     graph.backend.write(
         "memory_cores_set", ns=ns, rows=[{"id": m, "core": 2} for m in made], now=now
     )
@@ -160,14 +162,15 @@ def test_memories_made_due_together_each_keep_a_due_time_of_their_own(graph, ns)
     assert due == {a: created[a], b: created[b], c: now - 50.0, d: created[d]}
 
     _link(graph, ns, [(a, b, 0.05, False)])  # w_at 0: under w_min at once
-    _set_due(graph, ns, {a: now + 1000.0, b: now - 70.0})
+    _set(graph, ns, "Episode", "vitals_due", {a: now + 1000.0, b: now - 70.0})
     prune = {"ids": [a, b], "decay": 0.01, "hold": 0.0, "w_min": 0.1}
     (row,) = graph.backend.write("edges_prune", ns=ns, now=now, **prune)
     assert row["pruned"] == 1
     assert _stored(graph, ns, a)["vitals_due"] == created[a]
     assert _stored(graph, ns, b)["vitals_due"] == now - 70.0
 
-    _set_due(graph, ns, {c: now + 1000.0, d: now - 30.0})  # a new link: the edge's time
+    # a new link: the edge's time
+    _set(graph, ns, "Episode", "vitals_due", {c: now + 1000.0, d: now - 30.0})
     graph.backend.write("link_assoc", ns=ns, rows=[{"a": c, "b": d, "props": {"created_at": now}}])
     assert (_stored(graph, ns, c)["vitals_due"], _stored(graph, ns, d)["vitals_due"]) == (
         now,
@@ -202,18 +205,6 @@ def test_core_numbers_of_a_chain_of_triangles_and_a_star():
     assert "ghost" not in cores  # edges to unknown nodes are ignored
 
 
-SET_PROPS = {  # a label's memories by id, given properties (the test's own due times)
-    "Episode": "UNWIND $rows AS r MATCH (m:Episode {id: r.id}) WHERE m.ns = $ns SET m += r.props",
-    "Fact": "UNWIND $rows AS r MATCH (m:Fact {id: r.id}) WHERE m.ns = $ns SET m += r.props",
-}
-
-
-def _set(graph, ns, label, prop, values):
-    with graph.backend.driver.session(database=graph.backend.database) as s:
-        rows = [{"id": m, "props": {prop: v}} for m, v in values.items()]
-        s.run(SET_PROPS[label], ns=ns, rows=rows).consume()
-
-
 DUE_FORMS = [("due_for_vitals", "vitals_due"), ("due_for_prune", "expire_at")]
 
 
@@ -242,8 +233,6 @@ def test_a_small_namespace_finds_its_due_memories_among_its_own(graph, ns, monke
     """A pass counts the namespace's memories when it reads them all (a full or k-core
     pass); later passes of a namespace counted small look among its own memories, not
     through the store's due range (which every namespace's due memories share)."""
-    from graph_db import maintenance
-
     graph.add_episodes(ns, ["a first turn", "a second turn", "a third turn"])
     graph.add_fact(ns, "Ann", "likes", "tea")
     now = time.time() + 60  # (within the grace period: nothing is forgotten)
