@@ -298,7 +298,7 @@ def fill(
                 continue  # written before the fill was cut short
             first = seen - len(chunk) == done.get("episodes_written", -1)  # of a run going on
             last = [chunk[-1]["id"]]  # only its first batch's turns may be written already
-            if not (first and g.backend.read("memory_get", ns=ns, ids=last, with_embedding=False)):
+            if not (first and g.backend.read("memory_get", ns=ns, ids=last, fields=["id"])):
                 g.add_episodes(ns, chunk)
             written = g.add_facts(ns, drawn) if drawn else []
             eps, facts = seen, facts + len(written)

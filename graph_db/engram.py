@@ -534,8 +534,8 @@ class MemoryWriter:
                 tx.run("predicates_learn", ns=ns, rows=lessons)
             closing, superseding = [], []
             if sources:
-                found = {r["memory"]["id"] for r in tx.run(
-                    "memory_get", ns=ns, ids=sources, with_embedding=False
+                found = {r["values"][0] for r in tx.run(
+                    "memory_get", ns=ns, ids=sources, fields=["id"]
                 ) if r["label"] == "Episode"}  # fmt: skip
                 missing = [s for s in sources if s not in found]
                 if missing:

@@ -38,6 +38,8 @@ from graph_db.maintenance import (
     delete_memories,
 )
 from graph_db.models import (
+    MEMORY_FIELDS,
+    WITH_EMBEDDING,
     Blocks,
     EpisodeIn,
     FactIn,
@@ -336,9 +338,13 @@ class LiquidGraph:
         limit = self.settings.max_text_chars
         key = entity_key(check_text(subject, "subject", limit))
         rows = self.backend.read(
-            "fact_history", ns=ns, subject_key=key, predicate=predicate_key(predicate)
+            "fact_history",
+            ns=ns,
+            subject_key=key,
+            predicate=predicate_key(predicate),
+            fields=MEMORY_FIELDS,
         )
-        return [Memory.from_row(r["memory"], r["label"]) for r in rows]
+        return [Memory.from_values(r["values"], r["label"]) for r in rows]
 
     def set_cardinality(self, ns: str, predicate: str, functional: bool | None) -> None:
         """Declare a predicate single-valued (True) or multi-valued (False) in ``ns``;
@@ -585,8 +591,9 @@ class LiquidGraph:
     ) -> list[Memory]:
         """Memories by id (missing ids are skipped), in the order asked."""
         ns = self._require_ns(ns)
-        rows = self.backend.read("memory_get", ns=ns, ids=list(ids), with_embedding=with_embedding)
-        by_id = {r["memory"]["id"]: Memory.from_row(r["memory"], r["label"]) for r in rows}
+        fields = WITH_EMBEDDING if with_embedding else MEMORY_FIELDS
+        rows = self.backend.read("memory_get", ns=ns, ids=list(ids), fields=fields)
+        by_id = {r["values"][0]: Memory.from_values(r["values"], r["label"], fields) for r in rows}
         return [by_id[i] for i in ids if i in by_id]
 
     def edges(self, ns: str, memory_id: str, limit: int = 100) -> list[dict[str, Any]]:
@@ -619,9 +626,9 @@ class LiquidGraph:
             speaker = check_text(speaker, "speaker", NAME_MAX)
         rows = self.backend.read(
             "memory_list", ns=ns, labels=labels_of(blocks), limit=limit, offset=offset,
-            speaker=speaker, since=to_epoch(since), until=to_epoch(until),
+            speaker=speaker, since=to_epoch(since), until=to_epoch(until), fields=MEMORY_FIELDS,
         )  # fmt: skip
-        return [Memory.from_row(r["memory"], r["label"]) for r in rows]
+        return [Memory.from_values(r["values"], r["label"]) for r in rows]
 
     def namespaces(self, prefix: str = "", limit: int = 1000, offset: int = 0) -> list[str]:
         """Namespaces that hold memories, by name."""
@@ -681,10 +688,12 @@ class LiquidGraph:
             props |= self._engram.reindex(text, speaker if current.block == "episodic" else None)
             if current.block == "episodic":
                 props["asks"] = is_question(text)
-        rows = self.backend.write("memory_update", ns=ns, id=memory_id, props=props)
+        rows = self.backend.write(
+            "memory_update", ns=ns, id=memory_id, props=props, fields=MEMORY_FIELDS
+        )
         if not rows:
             raise NotFoundError(f"no memory {memory_id!r} in namespace {ns!r}")
-        return Memory.from_row(rows[0]["memory"], rows[0]["label"])
+        return Memory.from_values(rows[0]["values"], rows[0]["label"])
 
     def delete(self, ns: str, memory_id: str) -> None:
         """Delete one memory, its edges, and entities only it referred to."""
@@ -699,7 +708,7 @@ class LiquidGraph:
         ns = self._require_ns(ns)
 
         def work(tx: Tx) -> list[str]:
-            rows = tx.run("memory_get", ns=ns, ids=[memory_id], with_embedding=False)
+            rows = tx.run("memory_get", ns=ns, ids=[memory_id], fields=["id"])
             if not rows:
                 raise NotFoundError(f"no memory {memory_id!r} in namespace {ns!r}")
             victims = [memory_id]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -109,6 +110,11 @@ FACT_FIELDS = (
     "subject", "predicate", "object", "confidence", "valid_from", "valid_to", "source_episode_id"
 )  # fmt: skip
 SHARED_FIELDS = ("importance", "salience", "access_count", "created_at", "last_access", "permanent")
+#: the stored properties a ``Memory`` is made of, as the reads of memories ask for them by
+#: name (``$fields``): a projection of every property also reads the vectors and terms, which
+#: on Neo4j took a recall's read of its 10 results from 8.7 to 5.5 ms (mean, trace on)
+MEMORY_FIELDS = ("id", "ns", "text", "metadata", *EPISODE_FIELDS, *FACT_FIELDS, *SHARED_FIELDS)
+WITH_EMBEDDING = (*MEMORY_FIELDS, "embedding")
 
 
 class Memory(BaseModel):
@@ -142,6 +148,13 @@ class Memory(BaseModel):
     permanent: bool | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     embedding: list[float] | None = None
+
+    @classmethod
+    def from_values(
+        cls, values: Sequence[Any], label: str, fields: Sequence[str] = MEMORY_FIELDS
+    ) -> Memory:
+        """The memory a read returned as the values of ``fields`` (in that order)."""
+        return cls.from_row(dict(zip(fields, values, strict=True)), label)
 
     @classmethod
     def from_row(cls, memory: dict[str, Any], label: str) -> Memory:

@@ -38,7 +38,7 @@ from graph_db.backends import GraphBackend
 from graph_db.columns import Columns
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
-from graph_db.models import Memory, Recalled, Step
+from graph_db.models import MEMORY_FIELDS, Memory, Recalled, Step
 from graph_db.read_index import Stamp
 from graph_db.row_table import FLOATS
 from graph_db.search import Found, Searcher
@@ -759,8 +759,8 @@ class Recaller:
     def _results(self, ns: str, ranked: list[tuple[float, Candidate, bool]]) -> list[Recalled]:
         """The chosen memories, fetched whole (without vectors), as results."""
         ids = [c.id for _, c, _ in ranked]
-        rows = self.backend.read("memory_get", ns=ns, ids=ids, with_embedding=False)
-        memories = {r["memory"]["id"]: Memory.from_row(r["memory"], r["label"]) for r in rows}
+        rows = self.backend.read("memory_get", ns=ns, ids=ids, fields=MEMORY_FIELDS)
+        memories = {r["values"][0]: Memory.from_values(r["values"], r["label"]) for r in rows}
         return [
             Recalled(
                 memory=memories[c.id],

@@ -352,8 +352,7 @@ def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, 
     assert report.cores == {3: 4, 1: 1, 0: 1}
     assert report.consolidated == 4
     assert report.edges_after == 7
-    rows = graph.backend.read("memory_get", ns=ns, ids=ids, with_embedding=False)
-    protected = {r["memory"]["id"] for r in rows if r["memory"].get("protected")}
+    protected = {mid for mid in ids if _stored(graph, ns, mid)["protected"]}
     assert protected == {a, b, c, d}
 
 

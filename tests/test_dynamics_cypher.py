@@ -15,10 +15,13 @@ import pytest
 from graph_db import cypher, maintenance
 
 
+BOOKKEEPING = ("id", "created_at", "vitals_due", "expire_at", "edges_at", "protected", "core")
+
+
 def _stored(graph, ns: str, memory_id: str) -> dict:
-    """A memory's node as stored, bookkeeping included (the API hides it)."""
-    rows = graph.backend.read("memory_get", ns=ns, ids=[memory_id], with_embedding=False)
-    return rows[0]["memory"]
+    """A memory's bookkeeping as stored (the API hides it)."""
+    rows = graph.backend.read("memory_get", ns=ns, ids=[memory_id], fields=BOOKKEEPING)
+    return dict(zip(BOOKKEEPING, rows[0]["values"], strict=True))
 
 
 def _episodes(graph, ns, names):

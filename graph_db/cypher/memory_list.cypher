@@ -1,6 +1,7 @@
 // Memories of one namespace, newest first; $labels picks the blocks. Optional filters (null:
 // none): $speaker (who said an episode), $since / $until (epoch s: when an episode was said,
 // or since when a fact held, else when it was stored; $since included, $until not).
+// Returns the values of the properties $fields (models.py's MEMORY_FIELDS).
 CALL () {
   MATCH (n:Episode {ns: $ns}) WHERE 'Episode' IN $labels RETURN n
   UNION ALL
@@ -14,5 +15,5 @@ WITH n
 ORDER BY n.created_at DESC, n.id
 SKIP $offset
 LIMIT $limit
-RETURN n {.*, embedding: null, vecs: null, terms: null} AS memory,
+RETURN [k IN $fields | n[k]] AS values,
        labels(n)[0] AS label
