@@ -593,7 +593,8 @@ class LiquidGraph:
         ns = self._require_ns(ns)
         fields = WITH_EMBEDDING if with_embedding else MEMORY_FIELDS
         rows = self.backend.read("memory_get", ns=ns, ids=list(ids), fields=fields)
-        by_id = {r["values"][0]: Memory.from_values(r["values"], r["label"], fields) for r in rows}
+        got = [Memory.from_values(r["values"], r["label"], fields) for r in rows]
+        by_id = {m.id: m for m in got}
         return [by_id[i] for i in ids if i in by_id]
 
     def edges(self, ns: str, memory_id: str, limit: int = 100) -> list[dict[str, Any]]:

@@ -760,7 +760,7 @@ class Recaller:
         """The chosen memories, fetched whole (without vectors), as results."""
         ids = [c.id for _, c, _ in ranked]
         rows = self.backend.read("memory_get", ns=ns, ids=ids, fields=MEMORY_FIELDS)
-        memories = {r["values"][0]: Memory.from_values(r["values"], r["label"]) for r in rows}
+        memories = {m.id: m for m in (Memory.from_values(r["values"], r["label"]) for r in rows)}
         return [
             Recalled(
                 memory=memories[c.id],

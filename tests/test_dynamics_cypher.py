@@ -14,7 +14,6 @@ import pytest
 
 from graph_db import cypher, maintenance
 
-
 BOOKKEEPING = ("id", "created_at", "vitals_due", "expire_at", "edges_at", "protected", "core")
 
 
