@@ -112,7 +112,7 @@ FACT_FIELDS = (
 SHARED_FIELDS = ("importance", "salience", "access_count", "created_at", "last_access", "permanent")
 #: the stored properties a ``Memory`` is made of, as the reads of memories ask for them by
 #: name (``$fields``): a projection of every property also reads the vectors and terms, which
-#: on Neo4j took a recall's read of its 10 results from 8.7 to 5.5 ms (mean, trace on)
+#: on Neo4j took a recall's read of its 10 results from 9-11 to 6 ms (mean, trace on)
 MEMORY_FIELDS = ("id", "ns", "text", "metadata", *EPISODE_FIELDS, *FACT_FIELDS, *SHARED_FIELDS)
 WITH_EMBEDDING = (*MEMORY_FIELDS, "embedding")
 
