@@ -39,7 +39,7 @@ from graph_db.maintenance import (
 )
 from graph_db.models import (
     MEMORY_FIELDS,
-    WITH_EMBEDDING,
+    MEMORY_FIELDS_AND_EMBEDDING,
     Blocks,
     EpisodeIn,
     FactIn,
@@ -591,7 +591,7 @@ class LiquidGraph:
     ) -> list[Memory]:
         """Memories by id (missing ids are skipped), in the order asked."""
         ns = self._require_ns(ns)
-        fields = WITH_EMBEDDING if with_embedding else MEMORY_FIELDS
+        fields = MEMORY_FIELDS_AND_EMBEDDING if with_embedding else MEMORY_FIELDS
         rows = self.backend.read("memory_get", ns=ns, ids=list(ids), fields=fields)
         got = [Memory.from_values(r["values"], r["label"], fields) for r in rows]
         by_id = {m.id: m for m in got}

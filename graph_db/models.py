@@ -114,7 +114,7 @@ SHARED_FIELDS = ("importance", "salience", "access_count", "created_at", "last_a
 #: name (``$fields``): a projection of every property also reads the vectors and terms, which
 #: on Neo4j took a recall's read of its 10 results from 9-11 to 6 ms (mean, trace on)
 MEMORY_FIELDS = ("id", "ns", "text", "metadata", *EPISODE_FIELDS, *FACT_FIELDS, *SHARED_FIELDS)
-WITH_EMBEDDING = (*MEMORY_FIELDS, "embedding")
+MEMORY_FIELDS_AND_EMBEDDING = (*MEMORY_FIELDS, "embedding")
 
 
 class Memory(BaseModel):

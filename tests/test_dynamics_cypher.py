@@ -14,7 +14,7 @@ import pytest
 
 from graph_db import cypher, maintenance
 
-BOOKKEEPING = ("id", "created_at", "vitals_due", "expire_at", "edges_at", "protected", "core")
+BOOKKEEPING = ("id", "created_at", "vitals_due", "expire_at", "edges_at", "protected")
 
 
 def _stored(graph, ns: str, memory_id: str) -> dict:
