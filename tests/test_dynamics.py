@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 import pytest
-from test_dynamics_cypher import _clear_assoc, _link, _stored, _weights
+from test_dynamics_cypher import _clear_assoc, _link, _stored, _stored_many, _weights
 
 from graph_db import GraphSettings, InvalidInputError, LiquidGraph, clock
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
@@ -352,7 +352,7 @@ def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, 
     assert report.cores == {3: 4, 1: 1, 0: 1}
     assert report.consolidated == 4
     assert report.edges_after == 7
-    protected = {mid for mid in ids if _stored(graph, ns, mid)["protected"]}
+    protected = {mid for mid, row in _stored_many(graph, ns, ids).items() if row["protected"]}
     assert protected == {a, b, c, d}
 
 

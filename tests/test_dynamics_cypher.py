@@ -17,10 +17,15 @@ from graph_db import cypher, maintenance
 BOOKKEEPING = ("id", "created_at", "vitals_due", "expire_at", "edges_at", "protected")
 
 
+def _stored_many(graph, ns: str, ids: list[str]) -> dict[str, dict]:
+    """Memories' bookkeeping as stored (the API hides it), by id, in one read."""
+    rows = graph.backend.read("memory_get", ns=ns, ids=ids, fields=BOOKKEEPING)
+    return {r["values"][0]: dict(zip(BOOKKEEPING, r["values"], strict=True)) for r in rows}
+
+
 def _stored(graph, ns: str, memory_id: str) -> dict:
-    """A memory's bookkeeping as stored (the API hides it)."""
-    rows = graph.backend.read("memory_get", ns=ns, ids=[memory_id], fields=BOOKKEEPING)
-    return dict(zip(BOOKKEEPING, rows[0]["values"], strict=True))
+    """A memory's bookkeeping as stored."""
+    return _stored_many(graph, ns, [memory_id])[memory_id]
 
 
 def _episodes(graph, ns, names):
