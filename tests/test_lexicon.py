@@ -71,18 +71,15 @@ def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, f
         hit[rows] = True
     hit &= np.frombuffer(lexicon.alive, np.uint8).astype(bool)
     found = np.flatnonzero(hit)
-    if len(found) > k:
-        found = found[np.argpartition(-scores[found], k - 1)[:k]]
-    found = found[np.lexsort((found, -scores[found]))]
+    found = found[np.lexsort((found, -scores[found]))][:k]  # ties: the earlier row first
     return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
-def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
-    monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
-    rnd = random.Random(11)
+def _zipf_lexicon(rnd: random.Random) -> tuple[Lexicon, list[list[str]]]:
+    """3,000 rows of Zipf-like terms (a few words in most rows), rewritten and dropped in
+    part (dead postings stay), and queries of frequent, rare, repeated and unknown words."""
     vocab = [f"v{i}" for i in range(300)]
-    weights = [1 / (i + 2) for i in range(300)]  # Zipf-like: a few words in most rows
+    weights = [1 / (i + 2) for i in range(300)]
     lexicon = Lexicon()
     for i in range(3000):
         if i % 7 == 3:  # the same terms as an earlier row: equal scores, also at the k-th
@@ -100,9 +97,19 @@ def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
     queries = [rnd.sample(vocab, rnd.randint(1, 8)) for _ in range(150)]
     queries += [rnd.sample(vocab[100:], rnd.randint(2, 8)) for _ in range(150)]  # rarer words
     queries += [[w, w, "nope", *q] for w, q in zip(vocab, queries[::20], strict=False)]
+    queries += [[*vocab[:4], w] for w in vocab[150:200]]  # frequent words and a rare one
     queries += [["nope"], ["gone"], ["gone", "v1", "v2"], [], ["v0", "v1", "v2", "v3", "v4"]]
+    return lexicon, queries
+
+
+@pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
+def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
+    monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
+    monkeypatch.setattr(lexicon_module, "BOUND_MIN", 1 << 40)  # every posting summed
+    lexicon, queries = _zipf_lexicon(random.Random(11))
     postings = [
-        sum(len(lexicon.rows[lexicon.vocab[w]]) for w in set(q) if w in vocab) for q in queries
+        sum(len(lexicon.rows[lexicon.vocab[w]]) for w in set(q) if w in lexicon.vocab)
+        for q in queries
     ]
     assert any(
         m * 8 < len(lexicon.ids) for m, q in zip(postings, queries, strict=True) if len(q) > 2
@@ -113,3 +120,27 @@ def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
             assert got == _dense_bm25(lexicon, query, k)  # ids, order and floats exactly
             assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
     assert lexicon.search(["nope"], 5) == [] and lexicon.search(["gone"], 5) == []
+
+
+def test_a_bounded_search_skips_rows_and_is_the_dense_bm25_to_the_bit(monkeypatch):
+    """Bounding the terms (``Lexicon._bounded``) leaves out rows that cannot be among the
+    k best, and changes no id, order or float."""
+    monkeypatch.setattr(lexicon_module, "BOUND_MIN", 0)  # bounded whenever it pays
+    lexicon, queries = _zipf_lexicon(random.Random(11))
+    bounded = Lexicon._bounded
+    skipped: list[int] = []  # per bounded search: rows with a query term left unscored
+
+    def counted(self, tids, idf, sizes, k, avg, alive):
+        out = bounded(self, tids, idf, sizes, k, avg, alive)
+        if out is not None:
+            every = np.unique(
+                np.concatenate([np.frombuffer(self.rows[t], np.uint32) for t in tids])
+            )
+            skipped.append(int(alive[every].sum()) - len(out[0]))
+        return out
+
+    monkeypatch.setattr(Lexicon, "_bounded", counted)
+    for query in queries:
+        for k in (1, 5, 50, 5000):
+            assert lexicon.search(query, k) == _dense_bm25(lexicon, query, k)
+    assert len(skipped) > 50 and min(skipped) >= 0 and sum(s > 100 for s in skipped) > 20
