@@ -4,13 +4,6 @@ full-text index holds them), with this namespace's own statistics. The engine's 
 global per label: another tenant's turns moved a namespace's term weights (and so its
 ranking), and every search was a Bolt round trip.
 
-A search of many postings (frequent words in a large namespace) first bounds what each query
-term can add to a row (its idf at its largest count in the shortest row that has it: a few
-bytes a term) and scores only the rows of the terms that can lift a row to the k-th best
-score; the other terms' parts are looked up for those rows. The same rows and floats as
-summing every posting (MaxScore, made exact: a row is skipped only when its bound is under a
-score already reached by k rows).
-
 Kept compact for the read index's budget: term ids, per term its postings (rows, term
 counts) and per row its term ids in order (so its ``terms`` read back as stored, which recall
 ranks by), in growing ``array`` buffers read by numpy without a copy. Rows are never reused:
@@ -28,11 +21,6 @@ import numpy as np
 
 K1, B = 1.2, 0.75
 DENSE_ROWS = 1 << 15  # up to this many rows a search sums over all of them (in cache)
-#: postings of a search's terms from which it first bounds them (below: summed at once)
-BOUND_MIN = 1 << 14
-#: what looking a row's part up in a term's postings (a binary search) costs against summing
-#: one posting (measured on the 356k turns of bench_dynamics' 1M fill, half way: ~4)
-LOOKUP_COST = 4
 
 
 class Lexicon:
@@ -44,10 +32,6 @@ class Lexicon:
         self.rows: list[array] = []  # per term id: rows that have it
         self.counts: list[array] = []  # per term id: how often each of those rows has it
         self.df: list[int] = []  # per term id: live rows that have it
-        # per term id, what bounds its part of a row's score: the most a row has it and
-        # the fewest terms of a row that has it (dropped rows included: still bounds)
-        self.most = array("H")
-        self.shortest = array("I")
         self.ids: list[str | None] = []  # per row: its memory (None: dropped)
         self.words = array("I")  # every row's term ids in order, one row after another
         self.starts = array("Q", [0])  # row r's term ids: words[starts[r] : starts[r + 1]]
@@ -71,7 +55,6 @@ class Lexicon:
         self.length.append(len(words))
         self.alive.append(1)
         self.total += len(words)
-        size = len(words)
         for word, n in Counter(words).items():
             tid = self.vocab.get(word)
             if tid is None:
@@ -80,16 +63,9 @@ class Lexicon:
                 self.rows.append(array("I"))
                 self.counts.append(array("H"))
                 self.df.append(0)
-                self.most.append(0)
-                self.shortest.append(size)
-            n = min(n, 65535)
             self.rows[tid].append(row)
-            self.counts[tid].append(n)
+            self.counts[tid].append(min(n, 65535))
             self.df[tid] += 1
-            if n > self.most[tid]:
-                self.most[tid] = n
-            if size < self.shortest[tid]:
-                self.shortest[tid] = size
         self.words.extend(self.vocab[word] for word in words)
         self.starts.append(len(self.words))
 
@@ -134,9 +110,8 @@ class Lexicon:
 
         Works from the query terms' postings, not over every row: a row's score is the sum of
         its terms' parts added in query order from 0.0, the same floats whichever way the rows
-        are found. Many postings are first bounded (``_bounded``); else few postings for the
-        rows (rare words) are sorted by row; many (a frequent word), or few rows, are summed
-        into one array over all rows, then the cheaper."""
+        are found. Few postings for the rows (rare words) are sorted by row; many (a frequent
+        word), or few rows, are summed into one array over all rows, then the cheaper."""
         live = len(self.at)
         if k <= 0 or live == 0:
             return []
@@ -149,13 +124,7 @@ class Lexicon:
         idf = [np.log1p((live - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in tids]
         alive = np.frombuffer(self.alive, bool)  # dropped rows keep their postings
         sizes = [len(self.rows[t]) for t in tids]
-        found = None
-        if len(tids) > 1 and sum(sizes) >= BOUND_MIN:
-            found = self._bounded(tids, idf, sizes, k, avg, alive)
-        if found is not None:
-            row, score = found
-        else:
-            row, score = self._summed(tids, idf, sizes, avg, alive)
+        row, score = self._summed(tids, idf, sizes, avg, alive)
         row, score = _top(row, score, k)
         order = np.lexsort((row, -score))
         found = zip(row[order].tolist(), score[order].tolist(), strict=True)
@@ -179,64 +148,6 @@ class Lexicon:
             row, score = _sums(row[order], score[order])
         held = alive[row]
         return (row, score) if held.all() else (row[held], score[held])
-
-    def _bounded(
-        self,
-        tids: list[int],
-        idf: list[float],
-        sizes: list[int],
-        k: int,
-        avg: float,
-        alive: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The live rows that can be among the ``k`` best, ascending, and their scores: the
-        rows of the terms whose bounds, added to all lower ones, reach the k-th score of the
-        rarest terms' rows (a row with none of them scores under it); None when looking the
-        parts up would cost more than summing every posting (``LOOKUP_COST``)."""
-        budget = sum(sizes) / (LOOKUP_COST * len(tids))  # rows worth looking up
-        seed, held = [], 0
-        for i in sorted(range(len(tids)), key=sizes.__getitem__):  # the rarest first
-            seed.append(np.frombuffer(self.rows[tids[i]], np.uint32))
-            held += sizes[i]
-            if held >= k or held > budget:
-                break
-        if held > budget:
-            return None
-        rows = np.unique(np.concatenate(seed))
-        rows = rows[alive[rows]]
-        if len(rows) < k:
-            return None
-        reached = np.partition(self._scores(tids, idf, rows, avg), len(rows) - k)[len(rows) - k]
-        most = np.frombuffer(self.most, np.uint16)[tids].astype(float)
-        shortest = np.frombuffer(self.shortest, np.uint32)[tids]
-        bound = _part(np.array(idf), most, shortest, avg)  # no row's part of a term is over it
-        # the terms left out, lowest bound first, while their bounds add up to under the
-        # score reached (a margin: a row adds its parts in another order)
-        out, total = set(), 0.0
-        for i in np.argsort(bound, kind="stable").tolist():
-            if total + bound[i] >= reached * (1 - 1e-9):
-                break
-            out.add(i)
-            total += bound[i]
-        kept = [np.frombuffer(self.rows[t], np.uint32) for i, t in enumerate(tids) if i not in out]
-        if not out or sum(map(len, kept)) > budget:
-            return None
-        rows = np.unique(np.concatenate(kept))
-        rows = rows[alive[rows]]
-        return rows.astype(np.intp), self._scores(tids, idf, rows, avg)
-
-    def _scores(self, tids: list[int], idf: list[float], row: np.ndarray, avg: float) -> np.ndarray:
-        """The score of each of ``row`` (uint32, ascending): its terms' parts looked up in
-        their postings and added in query order from 0.0."""
-        score = np.zeros(len(row))
-        length = np.frombuffer(self.length, np.uint32)[row]
-        for t, w in zip(tids, idf, strict=True):
-            rows = np.frombuffer(self.rows[t], np.uint32)
-            at = np.minimum(np.searchsorted(rows, row), len(rows) - 1)
-            has = rows[at] == row
-            tf = np.frombuffer(self.counts[t], np.uint16)[at[has]].astype(float)
-            score[has] += _part(w, tf, length[has], avg)
-        return score
 
     def _compact(self) -> None:
         """Drop the dead rows and their postings, numbering the live rows anew."""

@@ -105,7 +105,6 @@ def _zipf_lexicon(rnd: random.Random) -> tuple[Lexicon, list[list[str]]]:
 @pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
 def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
     monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
-    monkeypatch.setattr(lexicon_module, "BOUND_MIN", 1 << 40)  # every posting summed
     lexicon, queries = _zipf_lexicon(random.Random(11))
     postings = [
         sum(len(lexicon.rows[lexicon.vocab[w]]) for w in set(q) if w in lexicon.vocab)
@@ -120,27 +119,3 @@ def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
             assert got == _dense_bm25(lexicon, query, k)  # ids, order and floats exactly
             assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
     assert lexicon.search(["nope"], 5) == [] and lexicon.search(["gone"], 5) == []
-
-
-def test_a_bounded_search_skips_rows_and_is_the_dense_bm25_to_the_bit(monkeypatch):
-    """Bounding the terms (``Lexicon._bounded``) leaves out rows that cannot be among the
-    k best, and changes no id, order or float."""
-    monkeypatch.setattr(lexicon_module, "BOUND_MIN", 0)  # bounded whenever it pays
-    lexicon, queries = _zipf_lexicon(random.Random(11))
-    bounded = Lexicon._bounded
-    skipped: list[int] = []  # per bounded search: rows with a query term left unscored
-
-    def counted(self, tids, idf, sizes, k, avg, alive):
-        out = bounded(self, tids, idf, sizes, k, avg, alive)
-        if out is not None:
-            every = np.unique(
-                np.concatenate([np.frombuffer(self.rows[t], np.uint32) for t in tids])
-            )
-            skipped.append(int(alive[every].sum()) - len(out[0]))
-        return out
-
-    monkeypatch.setattr(Lexicon, "_bounded", counted)
-    for query in queries:
-        for k in (1, 5, 50, 5000):
-            assert lexicon.search(query, k) == _dense_bm25(lexicon, query, k)
-    assert len(skipped) > 50 and min(skipped) >= 0 and sum(s > 100 for s in skipped) > 20
