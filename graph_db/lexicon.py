@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from typing import Any
 
 import numpy as np
 
@@ -112,7 +111,7 @@ class Lexicon:
         its terms' parts added in query order from 0.0, the same floats whichever way the rows
         are found. Few postings for the rows (rare words) are sorted by row; many (a frequent
         word), or few rows, are summed into one array over all rows, then the cheaper."""
-        live = len(self.at)
+        n, live = len(self.ids), len(self.at)
         if k <= 0 or live == 0:
             return []
         tids = [
@@ -120,34 +119,30 @@ class Lexicon:
         ]
         if not tids:
             return []
-        avg = self.total / live
-        idf = [np.log1p((live - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in tids]
+        row = np.concatenate([np.frombuffer(self.rows[t], np.uint32) for t in tids], dtype=np.intp)
+        tf = np.concatenate([np.frombuffer(self.counts[t], np.uint16) for t in tids], dtype=float)
+        idf = np.repeat(
+            [np.log1p((live - self.df[t] + 0.5) / (self.df[t] + 0.5)) for t in tids],
+            [len(self.rows[t]) for t in tids],
+        )
+        length = np.frombuffer(self.length, np.uint32)[row]
+        score = idf * tf / (tf + K1 * (1 - B + B * length / (self.total / live)))
         alive = np.frombuffer(self.alive, bool)  # dropped rows keep their postings
-        sizes = [len(self.rows[t]) for t in tids]
-        row, score = self._summed(tids, idf, sizes, avg, alive)
+        if len(tids) > 1 and (n <= DENSE_ROWS or len(row) * 8 > n):
+            sums = np.bincount(row, weights=score, minlength=n)  # adds in the order given
+            row = np.flatnonzero((sums > 0) & alive)  # every part is > 0: a hit's sum too
+            score = sums[row]
+        else:
+            if len(tids) > 1:  # each term's rows ascend: a stable sort keeps the query order
+                order = np.argsort(row, kind="stable")
+                row, score = _sums(row[order], score[order])
+            held = alive[row]
+            if not held.all():
+                row, score = row[held], score[held]
         row, score = _top(row, score, k)
         order = np.lexsort((row, -score))
         found = zip(row[order].tolist(), score[order].tolist(), strict=True)
         return [(self.ids[r], s) for r, s in found]  # type: ignore[misc]
-
-    def _summed(
-        self, tids: list[int], idf: list[float], sizes: list[int], avg: float, alive: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Every live row that has any of the terms ``tids``, ascending, and its score."""
-        n = len(self.ids)
-        row = np.concatenate([np.frombuffer(self.rows[t], np.uint32) for t in tids], dtype=np.intp)
-        tf = np.concatenate([np.frombuffer(self.counts[t], np.uint16) for t in tids], dtype=float)
-        length = np.frombuffer(self.length, np.uint32)[row]
-        score = _part(np.repeat(idf, sizes), tf, length, avg)
-        if len(tids) > 1 and (n <= DENSE_ROWS or len(row) * 8 > n):
-            sums = np.bincount(row, weights=score, minlength=n)  # adds in the order given
-            row = np.flatnonzero((sums > 0) & alive)  # every part is > 0: a hit's sum too
-            return row, sums[row]
-        if len(tids) > 1:  # each term's rows ascend: a stable sort keeps the query order
-            order = np.argsort(row, kind="stable")
-            row, score = _sums(row[order], score[order])
-        held = alive[row]
-        return (row, score) if held.all() else (row[held], score[held])
 
     def _compact(self) -> None:
         """Drop the dead rows and their postings, numbering the live rows anew."""
@@ -173,17 +168,12 @@ class Lexicon:
         self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]
 
 
-def _part(idf: Any, tf: np.ndarray, length: np.ndarray, avg: float) -> np.ndarray:
-    """A term's part of each row's score, BM25 (one formula: every path's floats alike)."""
-    return idf * tf / (tf + K1 * (1 - B + B * length / avg))
-
-
 def _top(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` best of ``row`` by ``score``; among those tied at the k-th score, the
-    earliest rows (np.argpartition alone picks any of them)."""
+    """The ``k`` best of ``row`` (ascending) by ``score``; of those tied at the k-th score,
+    the earliest rows (np.argpartition alone picks any of them)."""
     if len(row) <= k:
         return row, score
-    # (the k-th of the negated: partition toward the end slowed 10x on many equal scores)
+    # (the k-th of the negated: partitioning toward the end was 10x slower on many equal scores)
     kth = -np.partition(-score, k - 1)[k - 1]
     better = np.flatnonzero(score > kth)
     tied = np.flatnonzero(score == kth)[: k - len(better)]  # rows ascend: the earliest

@@ -47,6 +47,9 @@ def test_writes_rewrites_and_deletes_score_as_a_lexicon_built_afresh():
 def test_the_best_come_first_and_a_tie_goes_to_the_earlier_written():
     lexicon = _fresh({"a": "cat sat", "b": "cat sat", "c": "cat cat cat", "d": "dog"})
     assert [mid for mid, _ in lexicon.search(["cat"], 3)] == ["c", "a", "b"]
+    # also for which of the tied make the cut
+    tied = _fresh({f"t{i:02}": "cat sat" for i in range(40)} | {"u": "cat cat cat"})
+    assert [mid for mid, _ in tied.search(["cat"], 10)] == ["u", *(f"t{i:02}" for i in range(9))]
     assert lexicon.search(["cat"], 0) == [] and Lexicon().search(["cat"], 3) == []
 
 
@@ -75,11 +78,12 @@ def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, f
     return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
 
-def _zipf_lexicon(rnd: random.Random) -> tuple[Lexicon, list[list[str]]]:
-    """3,000 rows of Zipf-like terms (a few words in most rows), rewritten and dropped in
-    part (dead postings stay), and queries of frequent, rare, repeated and unknown words."""
+@pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
+def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
+    monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
+    rnd = random.Random(11)
     vocab = [f"v{i}" for i in range(300)]
-    weights = [1 / (i + 2) for i in range(300)]
+    weights = [1 / (i + 2) for i in range(300)]  # Zipf-like: a few words in most rows
     lexicon = Lexicon()
     for i in range(3000):
         if i % 7 == 3:  # the same terms as an earlier row: equal scores, also at the k-th
@@ -97,18 +101,9 @@ def _zipf_lexicon(rnd: random.Random) -> tuple[Lexicon, list[list[str]]]:
     queries = [rnd.sample(vocab, rnd.randint(1, 8)) for _ in range(150)]
     queries += [rnd.sample(vocab[100:], rnd.randint(2, 8)) for _ in range(150)]  # rarer words
     queries += [[w, w, "nope", *q] for w, q in zip(vocab, queries[::20], strict=False)]
-    queries += [[*vocab[:4], w] for w in vocab[150:200]]  # frequent words and a rare one
     queries += [["nope"], ["gone"], ["gone", "v1", "v2"], [], ["v0", "v1", "v2", "v3", "v4"]]
-    return lexicon, queries
-
-
-@pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
-def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
-    monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
-    lexicon, queries = _zipf_lexicon(random.Random(11))
     postings = [
-        sum(len(lexicon.rows[lexicon.vocab[w]]) for w in set(q) if w in lexicon.vocab)
-        for q in queries
+        sum(len(lexicon.rows[lexicon.vocab[w]]) for w in set(q) if w in vocab) for q in queries
     ]
     assert any(
         m * 8 < len(lexicon.ids) for m, q in zip(postings, queries, strict=True) if len(q) > 2
