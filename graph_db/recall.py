@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +45,8 @@ from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
 from graph_db.text import fulltext_query, terms
 from graph_db.vecpack import unpack_rows
+
+Key = tuple[str, str]  # a fact's (subject, predicate): what a correction is keyed by
 
 _IMPORTANCE, _LAST, _CREATED, _VALID_TO = (
     FLOATS.index(k) for k in ("importance", "last_access", "created_at", "valid_to")
@@ -133,10 +135,9 @@ class _Ranked:
             return None
         return self.cols.terms[i] or None
 
-    def corrections(self, outdated: dict[str, set[tuple[str, str]]]) -> list[int]:
+    def corrections(self, keys: Collection[Key]) -> list[int]:
         """The memories ``corrections_first`` may place: current facts of a subject and
-        predicate that changed, and the turns that stated them."""
-        keys = set().union(*outdated.values()) if outdated else set()
+        predicate that changed (``keys``), and the turns that stated them."""
         if not keys:
             return []
         cols = self.cols
@@ -177,18 +178,28 @@ def _final(relevance: np.ndarray, activation: np.ndarray, boosts: np.ndarray) ->
     return final
 
 
-def _outdated(cols: Columns, hidden: np.ndarray) -> dict[str, set[tuple[str, str]]]:
-    """Turn id -> the (subject, predicate) it stated that changed since, from the hidden
-    (superseded) facts at ``hidden``."""
-    outdated: dict[str, set[tuple[str, str]]] = {}
-    valid_to = cols.floats[:, _VALID_TO]
-    for i in hidden.tolist():
-        fact = cols.facts[i]
-        if cols.labels[i] != "Fact" or not fact or not fact[2]:
-            continue
-        if not np.isnan(valid_to[i]) and valid_to[i]:
-            outdated.setdefault(fact[2], set()).add(_subject_predicate(fact[0], fact[1]))
-    return outdated
+@dataclass
+class _Stale:
+    """The superseded facts among the candidates: the turns they were drawn from, by id,
+    with the (subject, predicate) each stated; and the facts' ids by that key."""
+
+    turns: dict[str, set[Key]] = field(default_factory=dict)
+    facts: dict[Key, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, cols: Columns, hidden: np.ndarray) -> _Stale:
+        """From the hidden (not visible) candidates at ``hidden``."""
+        stale = cls()
+        valid_to = cols.floats[:, _VALID_TO]
+        for i in hidden.tolist():
+            fact = cols.facts[i]
+            if cols.labels[i] != "Fact" or not fact or np.isnan(valid_to[i]) or not valid_to[i]:
+                continue
+            key = _subject_predicate(fact[0], fact[1])
+            stale.facts.setdefault(key, []).append(cols.ids[i])
+            if fact[2]:
+                stale.turns.setdefault(fact[2], set()).add(key)
+        return stale
 
 
 def _made_only(
@@ -406,7 +417,7 @@ class Recaller:
         self,
         ns: str,
         ranked: list[tuple[float, Candidate | _Later]],
-        outdated: dict[str, set[tuple[str, str]]],
+        stale: _Stale,
         pool: dict[str, Candidate],
         k: int,
     ) -> list[tuple[float, Candidate | _Later]]:
@@ -414,25 +425,24 @@ class Recaller:
         live in Lisbon" after "I moved to Porto") comes after its correction: the current
         fact of that subject and predicate, and the turn that stated it, placed just before
         it (a recalled statement that no longer holds is never shown without what holds).
-        The rest follow in their order, for ``newest_first`` to draw on. Past the first 2k
-        of ``ranked``, only ids are read (the memories not made candidates); ``outdated``:
-        ``_outdated``'s."""
-        if not outdated or not ranked:
+        So does a turn that repeated the old value before the change (the assistant's "You
+        live in Lisbon"), though no fact was drawn from it: ``_echoes``. The rest follow in
+        their order, for ``newest_first`` to draw on. Past the first 2k of ``ranked``, only
+        ids are read (the memories not made candidates)."""
+        if not stale.facts or not ranked:
             return ranked
-        current: dict[tuple[str, str], list[Candidate]] = {}
+        current: dict[Key, list[Candidate]] = {}
         place = {c.id: i for i, (_, c) in enumerate(ranked)}  # the rank, or after all, by id
         for c in sorted(pool.values(), key=lambda c: (place.get(c.id, len(place)), c.id)):
             if c.label == "Fact" and not c.props.get("valid_to"):
                 current.setdefault(_key(c), []).append(c)
         sources = {
-            f.props.get("source_episode_id")
-            for keys in outdated.values()
-            for key in keys
-            for f in current.get(key, [])
+            f.props.get("source_episode_id") for key in stale.facts for f in current.get(key, [])
         }
         missing = sorted(sid for sid in sources if sid and sid not in pool)
         for mid, row in self._rows(ns, missing).items():
             pool[mid] = _candidate(mid, row, {"correction"})
+        echoes = self._echoes(ns, stale, current, pool)
         out: list[tuple[float, Candidate | _Later]] = []
         placed: set[str] = set()
         for score, c in ranked:
@@ -441,7 +451,10 @@ class Recaller:
             if c.id in placed:
                 continue
             assert isinstance(c, Candidate), "the first 2k are made candidates"
-            for key in sorted(outdated.get(c.id, ())):
+            keys = stale.turns.get(c.id, set()) | {
+                key for key, (old, since) in echoes.items() if _repeats(c, old, since)
+            }
+            for key in sorted(keys):
                 for fact in current.get(key, []):
                     turn = pool.get(fact.props.get("source_episode_id") or "")
                     for fix in (fact, turn):
@@ -453,6 +466,27 @@ class Recaller:
                 out.append((score, c))
                 placed.add(c.id)
         return out + [(s, c) for s, c in ranked if c.id not in placed]
+
+    def _echoes(
+        self,
+        ns: str,
+        stale: _Stale,
+        current: dict[Key, list[Candidate]],
+        pool: dict[str, Candidate],
+    ) -> dict[Key, tuple[list[set[str]], float]]:
+        """Per changed (subject, predicate): its old values, each as the words of its
+        superseded fact that the current facts lack ("lisbon" of "pat live lisbon" against
+        "pat live porto"), and when it changed (the first current value's turn, or its
+        start). A turn that has all words of one, said before then, repeats it."""
+        rows = self._rows(ns, sorted({mid for ids in stale.facts.values() for mid in ids}))
+        echoes: dict[Key, tuple[list[set[str]], float]] = {}
+        for key, ids in stale.facts.items():
+            now = current.get(key, [])
+            if now:
+                new = set().union(*map(_terms, now))
+                old = [_words(rows[mid]) - new for mid in ids if mid in rows]
+                echoes[key] = ([w for w in old if w], min(_since(f, pool) for f in now))
+        return echoes
 
     # -- 3. anchors ----------------------------------------------------------------------
     def anchors(self, emb: np.ndarray, rel: np.ndarray, m: int) -> list[int]:
@@ -630,15 +664,15 @@ class Recaller:
             cap = self.settings.recall_length_cap or 1
             scored = collapse_repeats(scored, cap, ranked.repeat_key)
         corrections = self.settings.recall_corrections_first and as_of is None and not history
-        outdated = _outdated(found.cols, np.flatnonzero(~seen)) if corrections else {}
+        stale = _Stale.of(found.cols, np.flatnonzero(~seen)) if corrections else _Stale()
         # made candidates: every memory that may reach the top k (a correction can take a
         # place of the first k: twice k), or that the corrections draw on
         later = [c.at for _, c in scored[: 2 * k] if isinstance(c, _Later)]
-        later += ranked.corrections(outdated)
+        later += ranked.corrections(stale.facts.keys())
         pool: dict[str, Candidate] = {}
         made = self._made(ns, scored, ranked, later, pool)
         if corrections:
-            made = self.corrections_first(ns, made, outdated, pool, k)
+            made = self.corrections_first(ns, made, stale, pool, k)
         # after the corrections: a newer echo of an outdated value ("You live in Porto")
         # may take an older turn's place in its group, never a place before the correction
         if self.settings.recall_newest_first and now_asked:
@@ -890,7 +924,22 @@ def _states(c: Candidate) -> bool:
 
 
 def _terms(c: Candidate) -> set[str]:
-    return set((c.props.get("terms") or "").split())
+    return _words(c.props)
+
+
+def _words(row: dict[str, Any]) -> set[str]:
+    return set((row.get("terms") or "").split())
+
+
+def _repeats(c: Candidate, old: list[set[str]], since: float) -> bool:
+    """Whether ``c`` is a turn said before ``since`` with every word of one of ``old``."""
+    return c.label == "Episode" and _ts(c) < since and any(w <= _terms(c) for w in old)
+
+
+def _since(fact: Candidate, pool: dict[str, Candidate]) -> float:
+    """When a current fact's value began: its turn's time, else its own start."""
+    turn = pool.get(fact.props.get("source_episode_id") or "")
+    return _ts(turn) if turn is not None else fact.props.get("valid_from") or 0.0
 
 
 def _ts(c: Candidate) -> float:

@@ -96,3 +96,21 @@ def test_an_asker_too_long_is_refused_by_name(graph, ns):
     graph.add_episode(ns, "hello", speaker="pat")
     with pytest.raises(InvalidInputError, match="asker"):
         graph.recall(ns, "Where do I live?", asker="x" * 300)
+
+
+def test_an_echo_of_the_old_value_comes_after_what_holds_now(graph, ns):
+    """The assistant repeating the old city before the move is stale too, though no fact was
+    drawn from it: it echoes the question and ranks first on its own, yet the change is shown
+    before it (a run of the chat with SmolLM2 once listed such an answer first)."""
+    lisbon = graph.add_episode(ns, "I live in Lisbon.", speaker="pat")
+    graph.add_fact(ns, "pat", "lives_in", "Lisbon", source_episode_id=lisbon)
+    graph.add_episode(ns, "Where do I live?", speaker="pat")
+    echo = "Where do you live now? You live in Lisbon."
+    graph.add_episode(ns, echo, speaker="assistant")
+    graph.add_episode(ns, "I had pasta for dinner.", speaker="pat")
+    porto = graph.add_episode(ns, "I moved to Porto last week.", speaker="pat")
+    graph.add_fact(ns, "pat", "lives_in", "Porto", source_episode_id=porto)
+    graph.add_episode(ns, "Porto is lovely, and so is Lisbon!", speaker="assistant")  # after
+    ranked = [h.memory.text for h in graph.recall(ns, "Where do I live now?", k=5, asker="pat")]
+    assert ranked.index("pat lives in Porto") < ranked.index(echo)
+    assert ranked.index("I moved to Porto last week.") < ranked.index(echo)
