@@ -214,10 +214,6 @@ def _or_least(similarity: np.ndarray) -> np.ndarray:
     return np.where(similarity == 0.0, -2.0, similarity)
 
 
-def _recency(last: float, now: float) -> float:
-    return math.exp(-max(0.0, now - last) / (30 * DAY_S))
-
-
 def visible(props: dict[str, Any], as_of: float | None, history: bool) -> bool:
     """Current memories only, or those that existed and held at ``as_of``."""
     valid_to = props.get("valid_to")
@@ -774,21 +770,24 @@ class Recaller:
         the boost when the query names its speaker (or a fact's subject), plus its
         importance and recency (weighted): one row a memory."""
         s = self.settings
-        asks = math.exp(-s.recall_question_penalty)
-        named: dict[str | None, float] = {}
-        rows = []
         floats = np.where(np.isnan(cols.floats), 0.0, cols.floats)  # unset: None, falsy
-        importance = floats[:, _IMPORTANCE].tolist()
-        last = [a or b or now for a, b in floats[:, [_LAST, _CREATED]].tolist()]
-        for a, who, fact, i, t in zip(cols.asks.tolist(), cols.speakers, cols.facts,
-                                      importance, last, strict=True):  # fmt: skip
-            name = who or (fact[0] if fact else None)
-            if name not in named:
-                named[name] = s.recall_speaker_weight if ground.names_speaker(
-                    {"speaker": name}) else 0.0  # fmt: skip
-            rows.append((asks if a == 1 else 1.0, named[name], s.rank_importance_weight * i,
-                         s.rank_recency_weight * _recency(t, now)))  # fmt: skip
-        return np.array(rows, np.float64).reshape(len(cols), 4)
+        last = floats[:, _LAST]
+        last = np.where(last != 0.0, last, floats[:, _CREATED])
+        last = np.where(last != 0.0, last, now)
+        names = [
+            who or (fact[0] if fact else None)
+            for who, fact in zip(cols.speakers, cols.facts, strict=True)
+        ]
+        named = {
+            n: s.recall_speaker_weight if ground.names_speaker({"speaker": n}) else 0.0
+            for n in set(names)
+        }
+        boosts = np.empty((len(cols), 4), np.float64)
+        boosts[:, 0] = np.where(cols.asks == 1, math.exp(-s.recall_question_penalty), 1.0)
+        boosts[:, 1] = [named[n] for n in names]
+        boosts[:, 2] = s.rank_importance_weight * floats[:, _IMPORTANCE]
+        boosts[:, 3] = s.rank_recency_weight * np.exp(-np.maximum(0.0, now - last) / (30 * DAY_S))
+        return boosts
 
     def _results(self, ns: str, ranked: list[tuple[float, Candidate, bool]]) -> list[Recalled]:
         """The chosen memories, fetched whole (without vectors), as results."""
