@@ -202,6 +202,27 @@ class _Stale:
         return stale
 
 
+@dataclass
+class _OldValue:
+    """A value a changed (subject, predicate) held, as a turn said before the change
+    (``since``) that repeats it has it: every word of ``value``, one of ``shared`` (the
+    words of the predicate and subject the current facts have too), and the subject's name
+    (``named``; none to look for when the subject is one of the speakers, whom "I" and "you"
+    name). "You live in Lisbon" repeats Lisbon of "pat lives_in" in Pat's chat; "Lisbon has
+    great food" and "Talorra's die is amber" (for Zorondo's die) repeat nothing."""
+
+    value: set[str]
+    shared: set[str]
+    named: set[str]
+    since: float
+
+    def repeated_by(self, c: Candidate) -> bool:
+        if c.label != "Episode" or _ts(c) >= self.since:
+            return False
+        said = _terms(c)
+        return self.value <= said and self.named <= said and not self.shared.isdisjoint(said)
+
+
 def _made_only(
     ranked: list[tuple[float, Candidate | _Later]],
 ) -> list[tuple[float, Candidate]]:
@@ -448,7 +469,7 @@ class Recaller:
                 continue
             assert isinstance(c, Candidate), "the first 2k are made candidates"
             keys = stale.turns.get(c.id, set()) | {
-                key for key, (old, since) in echoes.items() if _repeats(c, old, since)
+                key for key, olds in echoes.items() if any(o.repeated_by(c) for o in olds)
             }
             for key in sorted(keys):
                 for fact in current.get(key, []):
@@ -469,19 +490,23 @@ class Recaller:
         stale: _Stale,
         current: dict[Key, list[Candidate]],
         pool: dict[str, Candidate],
-    ) -> dict[Key, tuple[list[set[str]], float]]:
-        """Per changed (subject, predicate): its old values, each as the words of its
-        superseded fact that the current facts lack ("lisbon" of "pat live lisbon" against
-        "pat live porto"), and when it changed (the first current value's turn, or its
-        start). A turn that has all words of one, said before then, repeats it."""
+    ) -> dict[Key, list[_OldValue]]:
+        """Per changed (subject, predicate): the values it held, as a turn that repeats one
+        has them (``_OldValue``). A value is the words of its superseded fact that the
+        current facts lack ("lisbon" of "pat live lisbon" against "pat live porto"); it
+        held until the first current value's turn (or start)."""
         rows = self._rows(ns, sorted({mid for ids in stale.facts.values() for mid in ids}))
-        echoes: dict[Key, tuple[list[set[str]], float]] = {}
+        speakers = {str(c.props.get("speaker") or "").lower() for c in pool.values()}
+        lang = self.settings.stem_language
+        echoes: dict[Key, list[_OldValue]] = {}
         for key, ids in stale.facts.items():
             now = current.get(key, [])
             if now:
                 new = set().union(*map(_terms, now))
-                old = [_words(rows[mid]) - new for mid in ids if mid in rows]
-                echoes[key] = ([w for w in old if w], min(_since(f, pool) for f in now))
+                since = min(_since(f, pool) for f in now)
+                named = set() if key[0] in speakers else set(terms(key[0], lang).split())
+                olds = [_words(rows[mid]) for mid in ids if mid in rows]
+                echoes[key] = [_OldValue(w - new, w & new, named, since) for w in olds if w - new]
         return echoes
 
     # -- 3. anchors ----------------------------------------------------------------------
@@ -928,11 +953,6 @@ def _terms(c: Candidate) -> set[str]:
 
 def _words(row: dict[str, Any]) -> set[str]:
     return set((row.get("terms") or "").split())
-
-
-def _repeats(c: Candidate, old: list[set[str]], since: float) -> bool:
-    """Whether ``c`` is a turn said before ``since`` with every word of one of ``old``."""
-    return c.label == "Episode" and _ts(c) < since and any(w <= _terms(c) for w in old)
 
 
 def _since(fact: Candidate, pool: dict[str, Candidate]) -> float:

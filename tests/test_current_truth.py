@@ -114,3 +114,22 @@ def test_an_echo_of_the_old_value_comes_after_what_holds_now(graph, ns):
     ranked = [h.memory.text for h in graph.recall(ns, "Where do I live now?", k=5, asker="pat")]
     assert ranked.index("pat lives in Porto") < ranked.index(echo)
     assert ranked.index("I moved to Porto last week.") < ranked.index(echo)
+
+
+def test_the_old_value_said_of_someone_else_is_no_echo(graph, ns):
+    """Talorra's die stays amber after Zorondo's changed from amber to jade: the turn about
+    Talorra's die repeats no stale value, and Zorondo's change takes no place before it."""
+    said = graph.add_episode(ns, "Zorondo's die is amber.", speaker="narrator")
+    graph.add_fact(ns, "Zorondo", "die_color", "amber", source_episode_id=said)
+    said = graph.add_episode(ns, "Talorra's die is amber as well.", speaker="narrator")
+    graph.add_fact(ns, "Talorra", "die_color", "amber", source_episode_id=said)
+    said = graph.add_episode(ns, "Zorondo's die turns jade.", speaker="narrator")
+    graph.add_fact(ns, "Zorondo", "die_color", "jade", source_episode_id=said)
+    ranked = [h.memory.text for h in graph.recall(ns, "What color is Talorra's die?", k=5)]
+    assert ranked[:2] == ["Talorra die color amber", "Talorra's die is amber as well."]
+    # Zorondo's old statement is stale: its change comes just before it
+    assert ranked[2:] == [
+        "Zorondo die color jade",
+        "Zorondo's die turns jade.",
+        "Zorondo's die is amber.",
+    ]
