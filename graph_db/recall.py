@@ -457,9 +457,12 @@ class Recaller:
             f.props.get("source_episode_id") for key in stale.facts for f in current.get(key, [])
         }
         missing = sorted(sid for sid in sources if sid and sid not in pool)
-        for mid, row in self._rows(ns, missing).items():
-            pool[mid] = _candidate(mid, row, {"correction"})
-        echoes = self._echoes(ns, stale, current, pool)
+        superseded = sorted({mid for ids in stale.facts.values() for mid in ids})
+        rows = self._rows(ns, missing + superseded)  # one read: the turns, the old facts
+        for mid in missing:
+            if mid in rows:
+                pool[mid] = _candidate(mid, rows[mid], {"correction"})
+        echoes = _echoes(stale, current, pool, rows, self.settings.stem_language)
         out: list[tuple[float, Candidate | _Later]] = []
         placed: set[str] = set()
         for score, c in ranked:
@@ -483,31 +486,6 @@ class Recaller:
                 out.append((score, c))
                 placed.add(c.id)
         return out + [(s, c) for s, c in ranked if c.id not in placed]
-
-    def _echoes(
-        self,
-        ns: str,
-        stale: _Stale,
-        current: dict[Key, list[Candidate]],
-        pool: dict[str, Candidate],
-    ) -> dict[Key, list[_OldValue]]:
-        """Per changed (subject, predicate): the values it held, as a turn that repeats one
-        has them (``_OldValue``). A value is the words of its superseded fact that the
-        current facts lack ("lisbon" of "pat live lisbon" against "pat live porto"); it
-        held until the first current value's turn (or start)."""
-        rows = self._rows(ns, sorted({mid for ids in stale.facts.values() for mid in ids}))
-        speakers = {str(c.props.get("speaker") or "").lower() for c in pool.values()}
-        lang = self.settings.stem_language
-        echoes: dict[Key, list[_OldValue]] = {}
-        for key, ids in stale.facts.items():
-            now = current.get(key, [])
-            if now:
-                new = set().union(*map(_terms, now))
-                since = min(_since(f, pool) for f in now)
-                named = set() if key[0] in speakers else set(terms(key[0], lang).split())
-                olds = [_words(rows[mid]) for mid in ids if mid in rows]
-                echoes[key] = [_OldValue(w - new, w & new, named, since) for w in olds if w - new]
-        return echoes
 
     # -- 3. anchors ----------------------------------------------------------------------
     def anchors(self, emb: np.ndarray, rel: np.ndarray, m: int) -> list[int]:
@@ -953,6 +931,30 @@ def _terms(c: Candidate) -> set[str]:
 
 def _words(row: dict[str, Any]) -> set[str]:
     return set((row.get("terms") or "").split())
+
+
+def _echoes(
+    stale: _Stale,
+    current: dict[Key, list[Candidate]],
+    pool: dict[str, Candidate],
+    rows: dict[str, dict[str, Any]],
+    lang: str,
+) -> dict[Key, list[_OldValue]]:
+    """Per changed (subject, predicate): the values it held, as a turn that repeats one
+    has them (``_OldValue``). A value is the words of its superseded fact (its row in
+    ``rows``) that the current facts lack ("lisbon" of "pat live lisbon" against "pat live
+    porto"); it held until the first current value's turn (or start)."""
+    speakers = {str(c.props.get("speaker") or "").lower() for c in pool.values()}
+    echoes: dict[Key, list[_OldValue]] = {}
+    for key, ids in stale.facts.items():
+        now = current.get(key, [])
+        if now:
+            new = set().union(*map(_terms, now))
+            since = min(_since(f, pool) for f in now)
+            named = set() if key[0] in speakers else set(terms(key[0], lang).split())
+            olds = [_words(rows[mid]) for mid in ids if mid in rows]
+            echoes[key] = [_OldValue(w - new, w & new, named, since) for w in olds if w - new]
+    return echoes
 
 
 def _since(fact: Candidate, pool: dict[str, Candidate]) -> float:
