@@ -397,7 +397,7 @@ class Recaller:
         if stats is None:
             stats = _ZStats.of(dense, lexical if lexical is not None else np.zeros_like(dense))
         turn = np.array([label == "Episode" for label in cols.labels], bool)
-        relevance = self._relevance(dense, lexical, cols.words, turn, cols.times(), ground, stats)
+        relevance = self._relevance(dense, lexical, cols.words, turn, cols.times, ground, stats)
         return relevance, own.max(axis=1), stats
 
     def _relevance(
@@ -406,12 +406,13 @@ class Recaller:
         lex: np.ndarray | None,
         words: np.ndarray,
         turn: np.ndarray,
-        times: list[float | None],
+        times: Callable[[], list[float | None]],
         ground: Grounding,
         stats: _ZStats,
     ) -> np.ndarray:
         """exp(score - best) of memories by their dense and full-text scores (None: not
-        hit), content words, whether each is a turn and its time (see the module doc);
+        hit), content words, whether each is a turn and its time (``times``: read only
+        when the query has dates; see the module doc);
         sets ``stats.top``, the best score, when unset."""
         s = self.settings
         z = (dense - stats.dense_mu) / stats.dense_sd
@@ -422,7 +423,7 @@ class Recaller:
         z += s.recall_length_prior * prior[:, None]
         when = s.recall_time_weight
         if when and any(ground.dates):  # else every boost is 0
-            z += np.array([ground.time_boosts_at(t, when) for t in times])
+            z += np.array([ground.time_boosts_at(t, when) for t in times()])
         if ground.derived:  # a name-free query finds content; the asked one ranks first
             z[:, -ground.derived :] -= s.recall_name_free_penalty
         best = z.max(axis=1)
