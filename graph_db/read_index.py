@@ -94,6 +94,19 @@ BATCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
 Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
 
 
+def _best_rows(scores: np.ndarray, k: int) -> np.ndarray:
+    """The rows of the ``k`` best ``scores`` (k < len), those tied at the cut taken in row
+    order, as the full-text search takes them (argpartition alone takes any of them: the
+    same memory written twice could be found or not by chance)."""
+    top = np.argpartition(-scores, k - 1)[:k]
+    cut = scores[top].min()
+    tied = np.flatnonzero(scores == cut)
+    if len(tied) == np.count_nonzero(scores[top] == cut):  # all of them made it
+        return top
+    above = np.flatnonzero(scores > cut)
+    return np.concatenate([above, tied[: k - len(above)]])
+
+
 class _Block:
     """The own vectors of one label's memories, one float32 row each in a growing matrix.
     Searched exactly (one matrix product) while the block is small; past ``exact_below``
@@ -196,7 +209,7 @@ class _Block:
             sims = (self.own[:n] @ queries.T).T  # (q, n); this way round, a third faster
             sims[:, self.free] = -np.inf
             for s in sims:
-                top = np.argpartition(-s, k - 1)[:k] if k < n else np.flatnonzero(self.alive[:n])
+                top = _best_rows(s, k) if k < n else np.flatnonzero(self.alive[:n])
                 found.append((top, s[top]))
         else:
             self.ann.expansion_search = max(self.ef, k)

@@ -12,6 +12,7 @@ import threading
 import weakref
 from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
 from graph_db import MagsError, read_index
@@ -643,3 +644,18 @@ def test_a_large_namespace_read_whole_is_frozen_out_of_the_collectors_way(graph,
     finally:
         gc.unfreeze()
         graph.forget_namespace(ns)
+
+
+def test_the_exact_scan_takes_the_earlier_rows_of_those_tied_at_the_cut():
+    """Memories with the same vector (a turn written twice) tied at the k-th place: the
+    scan takes the earlier rows, not whichever argpartition left there."""
+    rng = np.random.default_rng(0)
+    query, tied = np.array([1, 0, 0, 0], np.float32), np.array([0.6, 0.8, 0, 0], np.float32)
+    for n, k in [(100, 10), (500, 20), (2000, 50)]:
+        block = read_index._Block(4, threading.Lock())
+        for i in range(n):
+            other = rng.normal(size=4).astype(np.float32)
+            other[0] = -abs(other[0])  # further from the query than the tied ones
+            block.put(None, f"m{i:05d}", tied if i % 4 == 0 else other / np.linalg.norm(other))
+        found = [mid for mid, _ in block.nearest(query[None, :], k)[0]]
+        assert found == [f"m{i:05d}" for i in range(0, 4 * k, 4)]
