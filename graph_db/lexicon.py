@@ -139,7 +139,7 @@ class Lexicon:
             held = alive[row]
             if not held.all():
                 row, score = row[held], score[held]
-        row, score = _top(row, score, k)
+        row, score = top_k(row, score, k)
         order = np.lexsort((row, -score))
         found = zip(row[order].tolist(), score[order].tolist(), strict=True)
         return [(self.ids[r], s) for r, s in found]  # type: ignore[misc]
@@ -168,9 +168,10 @@ class Lexicon:
         self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]
 
 
-def _top(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_k(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best of ``row`` (ascending) by ``score``; of those tied at the k-th score,
-    the earliest rows (np.argpartition alone picks any of them)."""
+    the earliest rows (np.argpartition alone picks any of them: a memory written twice
+    would be found or not by chance). Also the read index's exact vector scan's rule."""
     if len(row) <= k:
         return row, score
     # (the k-th of the negated: partitioning toward the end was 10x slower on many equal scores)

@@ -64,7 +64,7 @@ from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, LINKS, Commit, change_key
 from graph_db.columns import Columns
-from graph_db.lexicon import Lexicon
+from graph_db.lexicon import Lexicon, top_k
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
 
@@ -92,19 +92,6 @@ FREEZE_MIN = 10_000
 BATCH_SEARCH_MIN = 32
 BATCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
-
-
-def _best_rows(scores: np.ndarray, k: int) -> np.ndarray:
-    """The rows of the ``k`` best ``scores`` (k < len), those tied at the cut taken in row
-    order, as the full-text search takes them (argpartition alone takes any of them: the
-    same memory written twice could be found or not by chance)."""
-    top = np.argpartition(-scores, k - 1)[:k]
-    cut = scores[top].min()
-    tied = np.flatnonzero(scores == cut)
-    if len(tied) == np.count_nonzero(scores[top] == cut):  # all of them made it
-        return top
-    above = np.flatnonzero(scores > cut)
-    return np.concatenate([above, tied[: k - len(above)]])
 
 
 class _Block:
@@ -208,8 +195,9 @@ class _Block:
                 self._build_ann()
             sims = (self.own[:n] @ queries.T).T  # (q, n); this way round, a third faster
             sims[:, self.free] = -np.inf
+            rows = np.arange(n)
             for s in sims:
-                top = _best_rows(s, k) if k < n else np.flatnonzero(self.alive[:n])
+                top = top_k(rows, s, k)[0] if k < n else np.flatnonzero(self.alive[:n])
                 found.append((top, s[top]))
         else:
             self.ann.expansion_search = max(self.ef, k)
