@@ -20,6 +20,10 @@ import numpy as np
 
 K1, B = 1.2, 0.75
 DENSE_ROWS = 1 << 15  # up to this many rows a search sums over all of them (in cache)
+# top_k over 16 x k x this many scores or more (and a dense search's sums) first drops those
+# under the k-th best of a strided sample of ~k x this many: partitioning 300k BM25 hits at
+# 1M memories took a third of a search (sieved: 6.2 -> 4.0 ms, at 100k 0.71 -> 0.44 ms)
+SIEVE_SHARE = 32
 
 
 class Lexicon:
@@ -130,7 +134,7 @@ class Lexicon:
         alive = np.frombuffer(self.alive, bool)  # dropped rows keep their postings
         if len(tids) > 1 and (n <= DENSE_ROWS or len(row) * 8 > n):
             sums = np.bincount(row, weights=score, minlength=n)  # adds in the order given
-            row = np.flatnonzero((sums > 0) & alive)  # every part is > 0: a hit's sum too
+            row = _hits(sums, alive, k)
             score = sums[row]
         else:
             if len(tids) > 1:  # each term's rows ascend: a stable sort keeps the query order
@@ -174,12 +178,31 @@ def top_k(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     would be found or not by chance). Also the read index's exact vector scan's rule."""
     if len(row) <= k:
         return row, score
+    step = len(score) // (k * SIEVE_SHARE)
+    if step >= 16:  # many: those under the k-th best of every step-th are out before the k-th is
+        # found (at least k are at or above it, so the k-th of all is too: the same rows stay)
+        floor = -np.partition(-score[::step], k - 1)[k - 1]
+        keep = np.flatnonzero(score >= floor)
+        row, score = row[keep], score[keep]
     # (the k-th of the negated: partitioning toward the end was 10x slower on many equal scores)
     kth = -np.partition(-score, k - 1)[k - 1]
     better = np.flatnonzero(score > kth)
     tied = np.flatnonzero(score == kth)[: k - len(better)]  # rows ascend: the earliest
     pick = np.concatenate([better, tied])
     return row[pick], score[pick]
+
+
+def _hits(sums: np.ndarray, alive: np.ndarray, k: int) -> np.ndarray:
+    """The live rows with a score in ``sums`` (every part is > 0: a hit's sum too), ascending;
+    when there are many, only those that may be among the ``k`` best (``top_k``'s sieve on
+    the sums: at least k live rows of a strided sample are at or above its floor)."""
+    step = len(sums) // (k * SIEVE_SHARE)
+    if step >= 16:
+        floor = -np.partition(-(sums[::step] * alive[::step]), k - 1)[k - 1]
+        if floor > 0:
+            keep = np.flatnonzero(sums >= floor)
+            return keep[alive[keep]]
+    return np.flatnonzero((sums > 0) & alive)
 
 
 def _sums(row: np.ndarray, part: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

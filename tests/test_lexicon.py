@@ -78,9 +78,11 @@ def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, f
     return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
 
+@pytest.mark.parametrize("sieve_share", [32, 1])  # the k-th best's sieve from k = 1 / 50 up
 @pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
-def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
+def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows, sieve_share):
     monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
+    monkeypatch.setattr(lexicon_module, "SIEVE_SHARE", sieve_share)
     rnd = random.Random(11)
     vocab = [f"v{i}" for i in range(300)]
     weights = [1 / (i + 2) for i in range(300)]  # Zipf-like: a few words in most rows
@@ -114,3 +116,31 @@ def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows):
             assert got == _dense_bm25(lexicon, query, k)  # ids, order and floats exactly
             assert [s for _, s in got] == sorted((s for _, s in got), reverse=True)
     assert lexicon.search(["nope"], 5) == [] and lexicon.search(["gone"], 5) == []
+
+
+def test_the_sieve_keeps_the_k_best_and_the_earliest_of_those_tied_at_the_cut():
+    """``top_k`` drops scores under the k-th best of a strided sample before it looks for the
+    k-th: on few distinct scores (ties at the cut everywhere) it picks what a full sort does."""
+    rng = np.random.default_rng(3)
+    for n, k, levels in [(100_000, 50, 7), (40_000, 1, 3), (60_000, 10, 1000), (5_000, 3, 2)]:
+        score = rng.integers(0, levels, n).astype(np.float64)
+        row = np.arange(n) * 3  # ascending, as the callers give them
+        got_row, got_score = lexicon_module.top_k(row, score, k)
+        want = np.lexsort((row, -score))[:k]  # best first, ties: the earliest row
+        assert sorted(got_row.tolist()) == sorted(row[want].tolist())
+        assert sorted(got_score.tolist()) == sorted(score[want].tolist())
+
+
+def test_rows_dropped_with_the_best_scores_do_not_hide_the_live_ones():
+    """The dense sums keep a dropped row's postings: the sieve's sample counts live rows only
+    (the best scores here are all in dropped rows, at every stride)."""
+    lexicon = Lexicon()
+    for i in range(40_000):
+        lexicon.put(f"m{i}", "rare rare common" if i % 2 == 0 else "common filler")
+    for i in range(0, 40_000, 2):
+        if i % 2000:  # most of the best dropped (under half of all: no compaction)
+            lexicon.drop(f"m{i}")
+    assert len(lexicon.ids) == 40_000
+    got = lexicon.search(["rare", "common"], 30)
+    assert got == _dense_bm25(lexicon, ["rare", "common"], 30)
+    assert [mid for mid, _ in got[:20]] == [f"m{i}" for i in range(0, 40_000, 2000)]
