@@ -63,7 +63,7 @@ from graph_db import adjacency, index_file
 from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, LINKS, Commit, change_key
-from graph_db.columns import Columns
+from graph_db.columns import Columns, pick
 from graph_db.lexicon import Lexicon, top_k
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
@@ -445,7 +445,10 @@ class _Space:
         Gathered a column at a time where it can: a recall asks for hundreds."""
         labels, last = self.rows.labels, len(self.rows.labels)
         numbers = list(map(self.adjacency.nodes.of.get, ids))
-        kinds = [labels[at] if at is not None and at < last else None for at in numbers]
+        try:
+            kinds = pick(labels, numbers)
+        except (TypeError, IndexError):  # one not held: no number, or past the rows
+            kinds = [labels[at] if at is not None and at < last else None for at in numbers]
         held, ats, missing = list(ids), numbers, []
         if None in kinds:  # not held (written since the index was checked)
             keep = [i for i, kind in enumerate(kinds) if kind is not None]
@@ -458,17 +461,20 @@ class _Space:
         for label, lexicon in self.lexicons.items():
             mine = [i for i, kind in enumerate(kinds) if kind == label]
             if mine:
-                got, n = lexicon.term_ids_of([held[i] for i in mine], with_ids=lexicon is turns)
+                got, n = lexicon.term_ids_of(pick(held, mine), with_ids=lexicon is turns)
                 words[mine] = np.maximum(n, 1)
                 for i, t in zip(mine, got, strict=True):
                     terms[i] = t
         at = np.array(ats, np.intp)
         with_vecs = np.frombuffer(self.in_block, np.uint8)[at] > 0
-        zero = np.zeros(self.dim, np.float16).tobytes()
-        packed = [
-            self.packed[a] if v else None for a, v in zip(ats, with_vecs.tolist(), strict=True)
-        ]
-        every = np.frombuffer(b"".join([p or zero for p in packed]), np.float16)
+        if with_vecs.all():
+            packed = pick(self.packed, ats)
+        else:  # one stored without any: scored as a zero vector
+            zero = np.zeros(self.dim, np.float16).tobytes()
+            packed = [
+                self.packed[a] if v else zero for a, v in zip(ats, with_vecs.tolist(), strict=True)
+            ]
+        every = np.frombuffer(b"".join(packed), np.float16)  # type: ignore[arg-type]
         views = np.where(with_vecs, np.frombuffer(self.views, np.int32)[at], 0).astype(np.int64)
         ctx = np.where(with_vecs, np.frombuffer(self.ctx, np.uint8)[at], 0).astype(np.int64)
         facts = self.rows.facts
@@ -477,8 +483,8 @@ class _Space:
             labels=kinds,  # type: ignore[arg-type]
             floats=self.rows.floats[at],
             asks=np.frombuffer(self.rows.asks, np.uint8)[at],
-            speakers=[self.rows.speakers[a] for a in ats],
-            facts=[facts.get(a) for a in ats] if facts else [None] * len(ats),
+            speakers=pick(self.rows.speakers, ats),
+            facts=list(map(facts.get, ats)) if facts else [None] * len(ats),
             words=words,
             terms=terms,
             vectors=every.reshape(-1, self.dim).astype(np.float32),
