@@ -160,7 +160,7 @@ class GraphSettings(MagsSettings):
         default=10_000,
         ge=0,
         description="A namespace's episodes (or facts) are searched exactly by the read "
-        "index up to this many; past it through an HNSW graph (usearch, float16) built on a "
+        "index up to this many; past it through an HNSW graph (usearch, int8) built on a "
         "background thread, the rows it finds scored exactly (at 12.5k facts of a 100k "
         "namespace: a scan of ~3.5 ms a recall, the graph's search ~0.5 ms).",
     )

@@ -102,3 +102,33 @@ def test_a_build_under_way_ends_when_the_block_is_stopped_and_searches_stay_exac
     assert approx.built.is_set() and approx.ann is None and approx.changed is None
     assert _ids(approx, vectors[:5], 10) == _ids(exact, vectors[:5], 10)  # exact
     assert approx.ann is None and approx.changed is None  # no build started again
+
+
+def test_a_saved_graph_made_otherwise_is_made_again_and_searches_stay_exact_meanwhile():
+    """A block read back from a file keeps its HNSW graph when it was made as this MAGS
+    makes them (``read_index.HNSW``); one of an older MAGS (float16, 16 links) is dropped
+    and built again in the background, the block answering exactly meanwhile."""
+    import pickle
+
+    from usearch.index import Index
+
+    from graph_db import read_index
+
+    exact, approx, vectors = _pair(2000, 500)
+    queries = _unit(vectors[:20] + 0.05 * np.random.default_rng(1).standard_normal((20, DIM)))
+    with approx.lock:
+        approx.nearest(queries, 10)  # starts the build
+    assert approx.built.wait(60) and approx.ann is not None
+    kept = pickle.loads(pickle.dumps(approx))
+    assert kept.ann is not None and read_index._made_as(kept.ann) == read_index.HNSW
+    old = Index(ndim=DIM, metric="ip", dtype="f16", connectivity=16, expansion_add=128)
+    rows = np.flatnonzero(approx.alive[: len(approx.ids)])
+    old.add(rows, approx.own[rows], threads=1)
+    approx.ann = old
+    made_again = pickle.loads(pickle.dumps(approx))
+    assert made_again.ann is None
+    with made_again.lock:
+        assert _ids(made_again, queries, 10) == _ids(exact, queries, 10)  # exact meanwhile
+    assert made_again.built.wait(60) and made_again.ann is not None
+    assert read_index._made_as(made_again.ann) == read_index.HNSW
+    assert [hits[0] for hits in _ids(made_again, queries, 10)] == [f"m{i}" for i in range(20)]
