@@ -90,6 +90,7 @@ FREEZE_MIN = 10_000
 #: a write batch's vectors (hundreds) are searched on every core: the engine waits meanwhile,
 #: and each query's hits are the same on one thread or several (a recall's one or two: one)
 BATCH_SEARCH_MIN = 32
+BATCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 # the HNSW graphs: int8 copies of the unit vectors (usearch scales them by 127), 32 links a
 # node. Against float16 and 16 links, in recalls on the kept stores (the store's graph and
 # one built beside it alternating, 600 and 400 recalls): top 10s closer to the exact scan's
@@ -97,7 +98,6 @@ BATCH_SEARCH_MIN = 32
 # the searches faster (find p50 6.3 -> 5.0 ms, 20.5 -> 17.9), the turns' graph 152 -> 119 MB
 # and 1,337 -> 800 MB; the rows found are scored exactly either way
 HNSW = {"dtype": "i8", "connectivity": 32, "expansion_add": 128}
-BATCH_THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
 Hits = list[tuple[str, float]]  # (memory id, cosine or BM25 score), best first
 
 

@@ -78,7 +78,7 @@ def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, f
     return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("sieve_share", [32, 1])  # the k-th best's sieve from k = 1 / 50 up
+@pytest.mark.parametrize("sieve_share", [32, 1])  # top_k sieves at k 1 and 5 / at 50 too
 @pytest.mark.parametrize("dense_rows", [0, 1 << 40])  # over the postings / over all rows
 def test_search_is_the_dense_bm25_to_the_bit(monkeypatch, dense_rows, sieve_share):
     monkeypatch.setattr(lexicon_module, "DENSE_ROWS", dense_rows)
