@@ -22,8 +22,8 @@ import numpy as np
 K1, B = 1.2, 0.75
 DENSE_ROWS = 1 << 15  # up to this many rows a search sums over all of them (in cache)
 # top_k over 16 x k x this many scores or more (and a dense search's sums) first drops those
-# under the k-th best of a strided sample of ~k x this many: partitioning 300k BM25 hits at
-# 1M memories took a third of a search (sieved: 6.2 -> 4.0 ms, at 100k 0.71 -> 0.44 ms)
+# under the k-th best of a strided sample of ~k x this many (``_sieve``): partitioning 300k
+# BM25 hits at 1M memories took a third of a search (sieved: 6.2 -> 4.0 ms, 100k 0.71 -> 0.44)
 SIEVE_SHARE = 32
 
 
@@ -186,10 +186,8 @@ def top_k(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     would be found or not by chance). Also the read index's exact vector scan's rule."""
     if len(row) <= k:
         return row, score
-    step = len(score) // (k * SIEVE_SHARE)
-    if step >= 16:  # many: those under the k-th best of every step-th are out before the k-th is
-        # found (at least k are at or above it, so the k-th of all is too: the same rows stay)
-        floor = -np.partition(-score[::step], k - 1)[k - 1]
+    floor = _sieve(score, k)
+    if floor is not None:
         keep = np.flatnonzero(score >= floor)
         row, score = row[keep], score[keep]
     # (the k-th of the negated: partitioning toward the end was 10x slower on many equal scores)
@@ -200,16 +198,24 @@ def top_k(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     return row[pick], score[pick]
 
 
+def _sieve(score: np.ndarray, k: int, alive: np.ndarray | None = None) -> float | None:
+    """When ``score`` is long (16 x k x SIEVE_SHARE or more), the k-th best of every step-th
+    (of the ``alive`` ones): at least k are at or above it, so the k-th best of all is too,
+    and those under it can go before that is looked for; None: too few to sieve."""
+    step = len(score) // (k * SIEVE_SHARE)
+    if step < 16:
+        return None
+    sample = score[::step] if alive is None else score[::step] * alive[::step]
+    return float(-np.partition(-sample, k - 1)[k - 1])
+
+
 def _hits(sums: np.ndarray, alive: np.ndarray, k: int) -> np.ndarray:
     """The live rows with a score in ``sums`` (every part is > 0: a hit's sum too), ascending;
-    when there are many, only those that may be among the ``k`` best (``top_k``'s sieve on
-    the sums: at least k live rows of a strided sample are at or above its floor)."""
-    step = len(sums) // (k * SIEVE_SHARE)
-    if step >= 16:
-        floor = -np.partition(-(sums[::step] * alive[::step]), k - 1)[k - 1]
-        if floor > 0:
-            keep = np.flatnonzero(sums >= floor)
-            return keep[alive[keep]]
+    when there are many, only those that may be among the ``k`` best (``_sieve``)."""
+    floor = _sieve(sums, k, alive)
+    if floor is not None and floor > 0:
+        keep = np.flatnonzero(sums >= floor)
+        return keep[alive[keep]]
     return np.flatnonzero((sums > 0) & alive)
 
 

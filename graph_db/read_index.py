@@ -144,7 +144,7 @@ class _Block:
         ann = state.pop("ann")
         self.__dict__.update(state)
         self.ann = None if ann is None else Index.restore(ann)
-        if self.ann is not None and _made_as(self.ann) != HNSW:  # of an older MAGS: made
+        if self.ann is not None and not _made_as_now(self.ann):  # of an older MAGS: made
             self.ann = None  # again in the background (searches exact meanwhile)
         self.built, self.stopping = threading.Event(), threading.Event()
         self.lock = threading.Lock()  # the space's, set when the space is loaded
@@ -264,10 +264,11 @@ class _Block:
             self.built.wait()
 
 
-def _made_as(ann: Any) -> dict[str, Any]:
-    """How a usearch graph was made, in ``HNSW``'s terms."""
+def _made_as_now(ann: Any) -> bool:
+    """Whether a usearch graph has ``HNSW``'s form: its vectors' type and its links a node
+    (how broadly it looked while built is not kept by usearch: read back, it says 128)."""
     kind = str(ann.dtype).rsplit(".", 1)[-1].lower()  # ScalarKind.I8 -> i8
-    return {"dtype": kind, "connectivity": ann.connectivity, "expansion_add": ann.expansion_add}
+    return kind == HNSW["dtype"] and ann.connectivity == HNSW["connectivity"]
 
 
 @dataclass
