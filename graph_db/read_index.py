@@ -305,17 +305,22 @@ class _Space:
     #: through an HNSW graph then (one built since is saved at close: not built again)
     saved: Stamp | None = None
     saved_graphs: frozenset[str] = frozenset()
+    #: the version of the last change it took from the store (built, loaded, caught up):
+    #: those since are this process's own commits, written through (``ReadIndex.still``)
+    foreign: Stamp = (None, None)
 
     def __post_init__(self, exact_below: int, ef: int) -> None:
+        self.foreign = self.stamp
         self.blocks = {label: _Block(self.dim, self.lock, exact_below, ef) for label in SEARCHED}
         self.lexicons = {label: Lexicon() for label in LABELS}
 
     def __getstate__(self) -> dict[str, Any]:
-        unsaved = ("lock", "saved", "saved_graphs")
+        unsaved = ("lock", "saved", "saved_graphs", "foreign")
         return {k: v for k, v in self.__dict__.items() if k not in unsaved}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, lock=threading.Lock(), saved=state["stamp"])
+        self.__dict__.update(state, lock=threading.Lock(), saved=state["stamp"],
+                             foreign=state["stamp"])  # fmt: skip
         self.saved_graphs = self.graphs()
         for block in self.blocks.values():
             block.lock = self.lock
@@ -676,6 +681,27 @@ class ReadIndex:
         with space.lock:
             return space.columns(ids)
 
+    def held(self, ns: str) -> Stamp | None:
+        """The version ``ns`` is held at (None: not held): a recall may search it as it is
+        and read the store's version with its results (``still``), one query fewer."""
+        space = self._spaces.get(ns)
+        return None if space is None else space.stamp
+
+    def still(self, ns: str, searched: Stamp, store: Stamp) -> bool:
+        """Whether a search of ``ns`` held at ``searched`` answers for the store at ``store``
+        (read after the search): nothing came in between but this process's own commits,
+        written through. Else a write of another process may have come before the search
+        started, and the search is run again, checked first."""
+        space = self._spaces.get(ns)
+        return (
+            space is not None
+            and space.stamp == store
+            and store[0] is not None
+            # (none: read before the namespace was made; every version since was written
+            # through, as only a version that follows the one held is)
+            and (space.foreign[0] is None or _at_least(searched, space.foreign))
+        )
+
     def version(self, run: Any, ns: str) -> Stamp:
         """The store's (epoch, version) of ``ns`` now, what ``find`` checks the index
         against: read ahead by a caller with other work to do meanwhile (a recall embeds
@@ -803,7 +829,7 @@ class ReadIndex:
                 for r in rows:
                     space.put(r)
                 space.put_entities(entities)
-                space.stamp = stamp
+                space.stamp = space.foreign = stamp
         with self._lock:
             self.catch_ups += 1
             self._evict()

@@ -270,11 +270,17 @@ class Recaller:
         return Recaller(self.backend, self.searcher, settings, self._pool)
 
     # -- 1. candidates ---------------------------------------------------------------
-    def check(self, ns: str) -> Future[Stamp] | None:
+    def check(self, ns: str, ahead: bool = True) -> Future[Stamp] | Stamp | None:
         """The read index's version check of ``ns`` (None: no index), started now on the
-        recall's threads: the caller embeds the query meanwhile and hands it to ``recall``."""
+        recall's threads: the caller embeds the query meanwhile and hands it to ``recall``.
+        With ``ahead``, a namespace the index holds is searched as held and the check comes
+        with the results (the version it was held at: ``_results``); a query a recall fewer
+        (on Neo4j each costs the server ~2 ms of CPU, which the recall's own reads wait for)."""
         index = self.searcher.index
-        return None if index is None else self._pool.submit(index.version, self.backend.read, ns)
+        if index is None:
+            return None
+        held = index.held(ns) if ahead else None
+        return held if held is not None else self._pool.submit(index.version, self.backend.read, ns)
 
     def candidates(
         self,
@@ -283,7 +289,7 @@ class Recaller:
         qv: np.ndarray,
         labels: list[str],
         lexical: bool,
-        checked: Future[Stamp] | None = None,
+        checked: Future[Stamp] | Stamp | None = None,
     ) -> dict[str, Candidate]:
         """Candidates by id, from the vector index and (if ``lexical``) full-text search;
         ``checked``: the read index's version check (``check``), else it is read here."""
@@ -302,7 +308,7 @@ class Recaller:
         if index is not None:  # in process, here: one version check, array sums a label
             lang = self.settings.stem_language
             words = [fulltext_query(q, lang).split() for q in queries] if in_process else []
-            stamp = checked.result() if checked is not None else None
+            stamp = checked.result() if isinstance(checked, Future) else checked
             near, text = index.find(run, ns, labels, kp, qv, words if lexical else None, stamp)
             found = [(Found(i, label, c), "vector") for label in labels for q in near[label]
                      for i, c in q]  # fmt: skip
@@ -616,12 +622,34 @@ class Recaller:
         derived: int = 0,
         asker: str | None = None,
         min_similarity: float | None = None,
-        checked: Future[Stamp] | None = None,
+        checked: Future[Stamp] | Stamp | None = None,
     ) -> tuple[list[Recalled], list[str]]:
         """The top ``k`` memories, and the ids of the anchors (for co-firing). The last
         ``derived`` queries were derived from the others (``grounding.name_free``);
         ``asker``: who asks (``Grounding.of``); ``min_similarity``: the least similarity of a
-        memory or of the anchor the walk reached it from; ``checked``: see ``candidates``."""
+        memory or of the anchor the walk reached it from; ``checked``: see ``check``."""
+        how = (ns, queries, qv, k, labels, as_of, history, mode, derived, asker, min_similarity)
+        try:
+            return self._recall(*how, checked)
+        except _Moved:  # the store moved on while the index searched as held: checked first
+            return self._recall(*how, self.check(ns, ahead=False))
+
+    def _recall(
+        self,
+        ns: str,
+        queries: list[str],
+        qv: np.ndarray,
+        k: int,
+        labels: list[str],
+        as_of: float | None,
+        history: bool,
+        mode: str,
+        derived: int,
+        asker: str | None,
+        min_similarity: float | None,
+        checked: Future[Stamp] | Stamp | None,
+    ) -> tuple[list[Recalled], list[str]]:
+        held = checked if isinstance(checked, tuple) else None  # searched as held: see check
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
@@ -633,7 +661,7 @@ class Recaller:
             held = _or_least(sim)
             order = [i for i in np.argsort(-held, kind="stable").tolist() if held[i] >= least]
             made = self._candidates(ns, keep, order[:k], sim)
-            return self._results(ns, [(c.relevance, c, False) for c in made]), []
+            return self._results(ns, [(c.relevance, c, False) for c in made], held), []
         at = self.anchors(keep.cols.own(), rel, self.settings.recall_anchors)
         anchors = [(keep.cols.ids[i], float(rel[i])) for i in at]
         boosts = self._boosts(keep.cols, now, ground)
@@ -688,7 +716,7 @@ class Recaller:
             made = newest_first(_made_only(made), window, words)
         anchor_ids = {mid for mid, _ in anchors}
         top = [(s, c, c.id in anchor_ids) for s, c in _made_only(made)[:k]]
-        return self._results(ns, top), [mid for mid, _ in anchors]
+        return self._results(ns, top, held), [mid for mid, _ in anchors]
 
     def _ranked(
         self,
@@ -793,10 +821,22 @@ class Recaller:
         boosts[:, 3] = s.rank_recency_weight * np.exp(-np.maximum(0.0, now - last) / (30 * DAY_S))
         return boosts
 
-    def _results(self, ns: str, ranked: list[tuple[float, Candidate, bool]]) -> list[Recalled]:
-        """The chosen memories, fetched whole (without vectors), as results."""
+    def _results(
+        self, ns: str, ranked: list[tuple[float, Candidate, bool]], held: Stamp | None = None
+    ) -> list[Recalled]:
+        """The chosen memories, fetched whole (without vectors), as results; ``held``: the
+        version the read index searched without a check first, which the store's, read with
+        them, must still be (else ``_Moved``)."""
         ids = [c.id for _, c, _ in ranked]
-        rows = self.backend.read("memory_get", ns=ns, ids=ids, fields=MEMORY_FIELDS)
+        index, run = self.searcher.index, self.backend.read
+        if held is None or index is None:
+            rows = run("memory_get", ns=ns, ids=ids, fields=MEMORY_FIELDS)
+        else:
+            read = run("recall_results", ns=ns, ids=ids, fields=MEMORY_FIELDS) if ids else []
+            store = (read[0]["epoch"], read[0]["version"]) if read else index.version(run, ns)
+            if not index.still(ns, held, store):
+                raise _Moved
+            rows = [r for r in read if r["values"] is not None]
         memories = {m.id: m for m in (Memory.from_values(r["values"], r["label"]) for r in rows)}
         return [
             Recalled(
@@ -812,6 +852,10 @@ class Recaller:
             for score, c, anchor in ranked
             if c.id in memories  # deleted meanwhile
         ]
+
+
+class _Moved(Exception):
+    """The store moved past the version a recall searched the read index at."""
 
 
 @dataclass

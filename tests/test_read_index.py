@@ -201,7 +201,8 @@ def test_the_rows_recall_ranks_by_are_the_stores_after_every_kind_of_write(graph
         hits = graph.recall(ns, "where does Lena live", k=4)
     finally:
         graph.backend.read = read
-    assert reads == ["namespace_version", "memory_get"]  # the version checked, results read
+    # held (the writes went through it): the version comes with the results, one read
+    assert reads == ["recall_results"]
     builds = index.builds
     graph.flush()  # the trace: access times
     graph.reinforce(ns, hits[:2], 1.0)  # importance
@@ -659,3 +660,31 @@ def test_the_exact_scan_takes_the_earlier_rows_of_those_tied_at_the_cut():
             block.put(None, f"m{i:05d}", tied if i % 4 == 0 else other / np.linalg.norm(other))
         found = [mid for mid, _ in block.nearest(query[None, :], k)[0]]
         assert found == [f"m{i:05d}" for i in range(0, 4 * k, 4)]
+
+
+def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wrote(graph, ns):
+    """A recall of a namespace the index holds reads the store once, for its results and
+    version together; when another process wrote since, the version read with the results
+    tells, and the recall runs again, checked first, and finds what it wrote."""
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "where is the spare key", k=1)  # held
+    reads: list[str] = []
+    read = graph.backend.read
+
+    def counted(name, **params):
+        reads.append(name)
+        return read(name, **params)
+
+    graph.backend.read = counted
+    try:
+        assert _recalled(graph, ns, "which instrument am I learning", k=1)
+        assert reads == ["recall_results"]
+        child = write_episode_elsewhere(graph, ns, "The spare key is now in the blue flowerpot")
+        assert child.returncode == 0, child.stderr[-2000:]
+        new = child.stdout.strip().splitlines()[-1]
+        reads.clear()
+        assert _recalled(graph, ns, "blue flowerpot spare key", k=1) == [new]
+        assert reads == ["recall_results", "namespace_version", "memory_get"]
+    finally:
+        graph.backend.read = read
+    graph.forget_namespace(ns)
