@@ -17,8 +17,8 @@ The graph stays the source of truth; the index never holds what the graph does n
   vectors and deletions from the writes, terms and rows from the records) when it was at
   the version just before; otherwise (another process wrote in between) the next search
   catches up;
-- before each search it reads the version once (one small query): if another process moved
-  it, the index reads the log's entries since its version, by key, and the memories they
+- a search checks the version once (one small query, or, for a recall of a namespace held,
+  read with its results: ``held``, ``still``): if another process moved it, the index reads the log's entries since its version, by key, and the memories they
   name (no scan of the namespace), or the namespace whole when that cannot be told
   (deleted and made again, or further behind than the log keeps). A restart or ``kill
   -9`` loses nothing: a large namespace's index is saved to a file (``graph_db.index_file``)
@@ -36,7 +36,7 @@ Held per entity: its vector, which entity linking searches for a name it does no
 Searched: the own vectors and the entities' (cosine of unit vectors; exactly in a small
 namespace, through an HNSW graph in a large one: ``_Block``), and the terms by BM25;
 walked: the edges, as ``walk_edges`` and ``walk_entities`` would. So a recall asks the
-engine only for the version and the memories it returns, and a write asks it for no
+engine only for the memories it returns and the version, and a write asks it for no
 nearest neighbours.
 """
 
