@@ -18,8 +18,8 @@ The graph stays the source of truth; the index never holds what the graph does n
   the version just before; otherwise (another process wrote in between) the next search
   catches up;
 - a search checks the version once (one small query, or, for a recall of a namespace held,
-  read with its results: ``held``, ``still``): if another process moved it, the index reads the log's entries since its version, by key, and the memories they
-  name (no scan of the namespace), or the namespace whole when that cannot be told
+  read with its results: ``held``, ``still``): if another process moved it, the index
+  reads the log's entries since its version, by key, and the memories they name (no scan of the namespace), or the namespace whole when that cannot be told
   (deleted and made again, or further behind than the log keeps). A restart or ``kill
   -9`` loses nothing: a large namespace's index is saved to a file (``graph_db.index_file``)
   after a build and at close, and read back only for the store's epoch at that version or
