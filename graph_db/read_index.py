@@ -19,11 +19,12 @@ The graph stays the source of truth; the index never holds what the graph does n
   catches up;
 - a search checks the version once (one small query, or, for a recall of a namespace held,
   read with its results: ``held``, ``still``): if another process moved it, the index
-  reads the log's entries since its version, by key, and the memories they name (no scan of the namespace), or the namespace whole when that cannot be told
-  (deleted and made again, or further behind than the log keeps). A restart or ``kill
-  -9`` loses nothing: a large namespace's index is saved to a file (``graph_db.index_file``)
-  after a build and at close, and read back only for the store's epoch at that version or
-  later, then caught up like any index behind; else it is built from the store again.
+  reads the log's entries since its version, by key, and the memories they name (no scan
+  of the namespace), or the namespace whole when that cannot be told (deleted and made
+  again, or further behind than the log keeps). A restart or ``kill -9`` loses nothing: a
+  large namespace's index is saved to a file (``graph_db.index_file``) after a build and
+  at close, and read back only for the store's epoch at that version or later, then caught
+  up like any index behind; else it is built from the store again.
 
 Namespaces are held least recently searched first out: past ``max_memories`` over all of
 them (``MAGS_READ_INDEX_MAX_MEMORIES``), the oldest are let go and read again when next
