@@ -649,7 +649,7 @@ class Recaller:
         min_similarity: float | None,
         checked: Future[Stamp] | Stamp | None,
     ) -> tuple[list[Recalled], list[str]]:
-        held = checked if isinstance(checked, tuple) else None  # searched as held: see check
+        searched = checked if isinstance(checked, tuple) else None  # as held: see check
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
@@ -661,7 +661,7 @@ class Recaller:
             held = _or_least(sim)
             order = [i for i in np.argsort(-held, kind="stable").tolist() if held[i] >= least]
             made = self._candidates(ns, keep, order[:k], sim)
-            return self._results(ns, [(c.relevance, c, False) for c in made], held), []
+            return self._results(ns, [(c.relevance, c, False) for c in made], searched), []
         at = self.anchors(keep.cols.own(), rel, self.settings.recall_anchors)
         anchors = [(keep.cols.ids[i], float(rel[i])) for i in at]
         boosts = self._boosts(keep.cols, now, ground)
@@ -716,7 +716,7 @@ class Recaller:
             made = newest_first(_made_only(made), window, words)
         anchor_ids = {mid for mid, _ in anchors}
         top = [(s, c, c.id in anchor_ids) for s, c in _made_only(made)[:k]]
-        return self._results(ns, top, held), [mid for mid, _ in anchors]
+        return self._results(ns, top, searched), [mid for mid, _ in anchors]
 
     def _ranked(
         self,

@@ -685,6 +685,11 @@ def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wro
         reads.clear()
         assert _recalled(graph, ns, "blue flowerpot spare key", k=1) == [new]
         assert reads == ["recall_results", "namespace_version", "memory_get"]
+        reads.clear()  # caught up on another process's write: searched as held again
+        for mode in ("walk", "vector"):
+            hits = graph.recall(ns, "blue flowerpot spare key", k=1, mode=mode, fire=False)
+            assert [h.memory.id for h in hits] == [new]
+        assert reads == ["recall_results", "recall_results"]
     finally:
         graph.backend.read = read
     graph.forget_namespace(ns)
