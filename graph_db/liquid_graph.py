@@ -52,7 +52,7 @@ from graph_db.models import (
 )
 from graph_db.plasticity import Plasticity
 from graph_db.read_index import ReadIndex
-from graph_db.recall import Recaller, as_queries
+from graph_db.recall import Moved, Recaller, as_queries
 from graph_db.reconcile import LEGACY_META_PREFIX, Adjudicator, PredicateInfo, predicate_node_key
 from graph_db.search import Searcher, engine_indexes, rrf
 from graph_db.settings import TUNABLE, GraphSettings
@@ -479,11 +479,13 @@ class LiquidGraph:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         checked = self._recaller.check(ns)  # side by side with the query's embedding
         qv = self._engram.embed([*queries, *derived])
+        asked = ([*queries, *derived], qv, k, labels, when, history, mode, len(derived), asker)
         with blas_threads(self.settings.blas_threads):
-            results, anchors = self._recaller.recall(
-                ns, [*queries, *derived], qv, k, labels, when, history, mode, len(derived),
-                asker, floor, checked,
-            )  # fmt: skip
+            try:
+                results, anchors = self._recaller.recall(ns, *asked, floor, checked)
+            except Moved:  # another process wrote meanwhile: again, the version read first
+                checked = self._recaller.check(ns, ahead=False)
+                results, anchors = self._recaller.recall(ns, *asked, floor, checked)
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])
         return results

@@ -627,28 +627,9 @@ class Recaller:
         """The top ``k`` memories, and the ids of the anchors (for co-firing). The last
         ``derived`` queries were derived from the others (``grounding.name_free``);
         ``asker``: who asks (``Grounding.of``); ``min_similarity``: the least similarity of a
-        memory or of the anchor the walk reached it from; ``checked``: see ``check``."""
-        how = (ns, queries, qv, k, labels, as_of, history, mode, derived, asker, min_similarity)
-        try:
-            return self._recall(*how, checked)
-        except _Moved:  # the store moved on while the index searched as held: checked first
-            return self._recall(*how, self.check(ns, ahead=False))
-
-    def _recall(
-        self,
-        ns: str,
-        queries: list[str],
-        qv: np.ndarray,
-        k: int,
-        labels: list[str],
-        as_of: float | None,
-        history: bool,
-        mode: str,
-        derived: int,
-        asker: str | None,
-        min_similarity: float | None,
-        checked: Future[Stamp] | Stamp | None,
-    ) -> tuple[list[Recalled], list[str]]:
+        memory or of the anchor the walk reached it from; ``checked``: see ``check`` (a
+        namespace searched as held raises ``Moved`` when the store moved on meanwhile: the
+        caller recalls again, checked first)."""
         searched = checked if isinstance(checked, tuple) else None  # as held: see check
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
@@ -822,20 +803,20 @@ class Recaller:
         return boosts
 
     def _results(
-        self, ns: str, ranked: list[tuple[float, Candidate, bool]], held: Stamp | None = None
+        self, ns: str, ranked: list[tuple[float, Candidate, bool]], searched: Stamp | None = None
     ) -> list[Recalled]:
-        """The chosen memories, fetched whole (without vectors), as results; ``held``: the
-        version the read index searched without a check first, which the store's, read with
-        them, must still be (else ``_Moved``)."""
+        """The chosen memories, fetched whole (without vectors), as results; ``searched``:
+        the version the read index was searched at as held (no check first), which the
+        store's, read with them, must still be (``ReadIndex.still``; else ``Moved``)."""
         ids = [c.id for _, c, _ in ranked]
         index, run = self.searcher.index, self.backend.read
-        if held is None or index is None:
+        if searched is None or index is None:
             rows = run("memory_get", ns=ns, ids=ids, fields=MEMORY_FIELDS)
         else:
             read = run("recall_results", ns=ns, ids=ids, fields=MEMORY_FIELDS) if ids else []
             store = (read[0]["epoch"], read[0]["version"]) if read else index.version(run, ns)
-            if not index.still(ns, held, store):
-                raise _Moved
+            if not index.still(ns, searched, store):
+                raise Moved
             rows = [r for r in read if r["values"] is not None]
         memories = {m.id: m for m in (Memory.from_values(r["values"], r["label"]) for r in rows)}
         return [
@@ -854,8 +835,8 @@ class Recaller:
         ]
 
 
-class _Moved(Exception):
-    """The store moved past the version a recall searched the read index at."""
+class Moved(Exception):
+    """The store moved past the version a recall searched the read index at, as held."""
 
 
 @dataclass

@@ -57,6 +57,23 @@ def _recalled(graph, ns, query, k=5):
 
 
 @contextmanager
+def counted_reads(graph):
+    """The names of the queries ``graph`` reads through its backend meanwhile, in order."""
+    reads: list[str] = []
+    read = graph.backend.read
+
+    def counted(name, **params):
+        reads.append(name)
+        return read(name, **params)
+
+    graph.backend.read = counted
+    try:
+        yield reads
+    finally:
+        graph.backend.read = read
+
+
+@contextmanager
 def index_off(graph):
     kept = graph.search_engine.index
     graph.search_engine.index = None
@@ -189,18 +206,8 @@ def test_the_rows_recall_ranks_by_are_the_stores_after_every_kind_of_write(graph
     allergy = {"subject": "Ann", "predicate": "allergic_to", "object": "peanuts"}
     graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Porto"}, allergy])
     index = graph.read_index
-    reads: list[str] = []
-    read = graph.backend.read
-
-    def counted(name, **params):
-        reads.append(name)
-        return read(name, **params)
-
-    graph.backend.read = counted
-    try:
+    with counted_reads(graph) as reads:
         hits = graph.recall(ns, "where does Lena live", k=4)
-    finally:
-        graph.backend.read = read
     # held (the writes went through it): the version comes with the results, one read
     assert reads == ["recall_results"]
     builds = index.builds
@@ -668,15 +675,7 @@ def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wro
     tells, and the recall runs again, checked first, and finds what it wrote."""
     graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     assert _recalled(graph, ns, "where is the spare key", k=1)  # held
-    reads: list[str] = []
-    read = graph.backend.read
-
-    def counted(name, **params):
-        reads.append(name)
-        return read(name, **params)
-
-    graph.backend.read = counted
-    try:
+    with counted_reads(graph) as reads:
         assert _recalled(graph, ns, "which instrument am I learning", k=1)
         assert reads == ["recall_results"]
         child = write_episode_elsewhere(graph, ns, "The spare key is now in the blue flowerpot")
@@ -690,6 +689,4 @@ def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wro
             hits = graph.recall(ns, "blue flowerpot spare key", k=1, mode=mode, fire=False)
             assert [h.memory.id for h in hits] == [new]
         assert reads == ["recall_results", "recall_results"]
-    finally:
-        graph.backend.read = read
     graph.forget_namespace(ns)
