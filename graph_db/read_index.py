@@ -308,7 +308,7 @@ class _Space:
     saved_graphs: frozenset[str] = frozenset()
     #: the version of the last change it took from the store (built, loaded, caught up):
     #: those since are this process's own commits, written through (``ReadIndex.still``)
-    foreign: Stamp = (None, None)
+    foreign: Stamp = field(init=False)
 
     def __post_init__(self, exact_below: int, ef: int) -> None:
         self.foreign = self.stamp
@@ -697,7 +697,6 @@ class ReadIndex:
         return (
             space is not None
             and space.stamp == store
-            and store[0] is not None
             # (none: read before the namespace was made; every version since was written
             # through, as only a version that follows the one held is)
             and (space.foreign[0] is None or _at_least(searched, space.foreign))
