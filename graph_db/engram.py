@@ -62,7 +62,8 @@ def new_id() -> str:
 
 
 def _seq_value() -> int:
-    """Insertion order tie-break for episodes with the same event time."""
+    """Insertion order: the tie-break of episodes with the same event time, and of
+    memories tied in a search (``lexicon.best``)."""
     return time.time_ns() + next(_seq)
 
 
@@ -579,6 +580,7 @@ class MemoryWriter:
                         "confidence": f.confidence,
                         "valid_from": born[i],
                         "valid_to": outcome.valid_to,
+                        "seq": _seq_value(),
                         "created_at": now,
                         "last_access": now,
                         "access_count": 0,

@@ -13,6 +13,7 @@ ones, when the lexicon is rebuilt from the rows' own term ids.
 
 from __future__ import annotations
 
+import zlib
 from array import array
 from collections import Counter
 from itertools import pairwise, repeat
@@ -41,14 +42,21 @@ class Lexicon:
         self.starts = array("Q", [0])  # row r's term ids: words[starts[r] : starts[r + 1]]
         self.length = array("I")  # per row: its number of terms
         self.alive = bytearray()  # per row: 1 while its memory is held
+        self.seq = array("q")  # per row: its memory's write order (``order_of``)
+        self.tag = array("I")  # per row: its memory's ``tag_of``
         self.at: dict[str, int] = {}  # memory id -> row
         self.total = 0  # terms over the live rows
 
     def __len__(self) -> int:
         return len(self.at)
 
-    def put(self, mid: str, terms: str | None) -> None:
-        """Index ``mid`` with ``terms`` (space-separated), replacing what it had."""
+    def put(self, mid: str, terms: str | None, seq: int | None = None) -> None:
+        """Index ``mid`` with ``terms`` (space-separated), replacing what it had; ``seq``:
+        its write order (its stored ``seq``; None: as held, else unknown), which orders
+        ties."""
+        held = self.at.get(mid)
+        if seq is None and held is not None:
+            seq = self.seq[held]
         self.drop(mid)
         words = (terms or "").split()
         if not words:
@@ -58,6 +66,8 @@ class Lexicon:
         self.at[mid] = row
         self.length.append(len(words))
         self.alive.append(1)
+        self.seq.append(order_of(seq))
+        self.tag.append(tag_of(mid))
         self.total += len(words)
         for word, n in Counter(words).items():
             tid = self.vocab.get(word)
@@ -117,7 +127,7 @@ class Lexicon:
 
     def search(self, words: list[str], k: int) -> list[tuple[str, float]]:
         """The ``k`` best memories for the query terms ``words``, best first (ties: the
-        earlier written first, also for which of them make the ``k``).
+        earlier written first, also for which of them make the ``k``: ``best``).
 
         Works from the query terms' postings, not over every row: a row's score is the sum of
         its terms' parts added in query order from 0.0, the same floats whichever way the rows
@@ -151,10 +161,8 @@ class Lexicon:
             held = alive[row]
             if not held.all():
                 row, score = row[held], score[held]
-        row, score = top_k(row, score, k)
-        order = np.lexsort((row, -score))
-        found = zip(row[order].tolist(), score[order].tolist(), strict=True)
-        return [(self.ids[r], s) for r, s in found]  # type: ignore[misc]
+        seq, tag = np.frombuffer(self.seq, np.int64), np.frombuffer(self.tag, np.uint32)
+        return best(row, score, k, self.ids, seq, tag)  # type: ignore[arg-type]
 
     def _compact(self) -> None:
         """Drop the dead rows and their postings, numbering the live rows anew."""
@@ -176,14 +184,58 @@ class Lexicon:
         ends = np.cumsum(sizes[alive], dtype=np.uint64)
         self.starts = array("Q", np.concatenate([[0], ends]).astype(np.uint64).tobytes())
         self.length = array("I", np.frombuffer(self.length, np.uint32)[kept].tobytes())
+        self.seq = array("q", np.frombuffer(self.seq, np.int64)[kept].tobytes())
+        self.tag = array("I", np.frombuffer(self.tag, np.uint32)[kept].tobytes())
         self.alive = bytearray(b"\x01" * len(kept))
         self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]
 
 
-def top_k(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+#: the write order of a memory stored without one (an entity, a store of an older MAGS)
+UNORDERED = np.iinfo(np.int64).max
+
+
+def order_of(seq: int | None) -> int:
+    """A memory's write order as ties are ordered by: its stored ``seq`` (nanoseconds and a
+    counter: ``engram._seq_value``), unknown last."""
+    return UNORDERED if seq is None else int(seq)
+
+
+def tag_of(mid: str) -> int:
+    """A number fixed by ``mid`` alone (crc32), which orders ties of no known write order
+    the same way whatever order the rows came in."""
+    return zlib.crc32(mid.encode())
+
+
+def best(
+    row: np.ndarray,
+    score: np.ndarray,
+    k: int,
+    ids: list[str],
+    seq: np.ndarray,
+    tag: np.ndarray,
+) -> list[tuple[str, float]]:
+    """The ``k`` best of ``row`` (ascending) by ``score`` as (``ids[row]``, score), best
+    first; of those tied, also for which make the ``k``, the earlier written first (``seq``
+    by row: their stored write order), then by ``tag`` (``tag_of``), then by row. Not by
+    row alone: rows are numbered in write order by the process that wrote, in the store's
+    order by one that read the namespace back, and a rewrite moves a memory to a new row;
+    so a namespace read back ranks as the one written through."""
+    row, score = top_k(row, score, k, seq, tag)
+    order = np.lexsort((row, tag[row], seq[row], -score))
+    return [(ids[r], s) for r, s in zip(row[order].tolist(), score[order].tolist(), strict=True)]
+
+
+def top_k(
+    row: np.ndarray,
+    score: np.ndarray,
+    k: int,
+    seq: np.ndarray | None = None,
+    tag: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best of ``row`` (ascending) by ``score``; of those tied at the k-th score,
-    the earliest rows (np.argpartition alone picks any of them: a memory written twice
-    would be found or not by chance). Also the read index's exact vector scan's rule."""
+    the first by ``seq`` and ``tag`` (by row: ``best``'s order), else the earliest rows
+    (np.argpartition alone picks any of them: a memory written twice would be found or not
+    by chance). Also the read index's exact vector scan's rule."""
     if len(row) <= k:
         return row, score
     floor = _sieve(score, k)
@@ -193,8 +245,11 @@ def top_k(row: np.ndarray, score: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     # (the k-th of the negated: partitioning toward the end was 10x slower on many equal scores)
     kth = -np.partition(-score, k - 1)[k - 1]
     better = np.flatnonzero(score > kth)
-    tied = np.flatnonzero(score == kth)[: k - len(better)]  # rows ascend: the earliest
-    pick = np.concatenate([better, tied])
+    tied = np.flatnonzero(score == kth)  # rows ascend: the earliest first
+    if seq is not None and tag is not None and len(tied) > k - len(better):
+        at = row[tied]
+        tied = tied[np.lexsort((at, tag[at], seq[at]))]
+    pick = np.concatenate([better, tied[: k - len(better)]])
     return row[pick], score[pick]
 
 

@@ -65,7 +65,7 @@ from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, LINKS, Commit, change_key
 from graph_db.columns import Columns, pick
-from graph_db.lexicon import Lexicon, top_k
+from graph_db.lexicon import Lexicon, best, order_of, tag_of, top_k
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
 
@@ -117,6 +117,10 @@ class _Block:
         self.ids: list[str | None] = []
         self.own = np.zeros((0, dim), np.float32)
         self.alive = np.zeros(0, bool)
+        #: per row: its memory's write order and its id's tag, which order ties
+        #: (``lexicon.best``)
+        self.seq = np.zeros(0, np.int64)
+        self.tag = np.zeros(0, np.uint32)
         self.free: list[int] = []
         self.lock = lock  # the namespace's: the graph's build takes it to read the rows
         self.exact_below, self.ef = exact_below, ef
@@ -150,8 +154,12 @@ class _Block:
         self.built, self.stopping = threading.Event(), threading.Event()
         self.lock = threading.Lock()  # the space's, set when the space is loaded
 
-    def put(self, row: int | None, mid: str, vec: np.ndarray) -> int:
-        """Write ``mid``'s vector at ``row``, or at a free row (None); returns the row."""
+    def put(self, row: int | None, mid: str, vec: np.ndarray, seq: int | None = None) -> int:
+        """Write ``mid``'s vector at ``row`` (its own: ``seq`` None keeps its write order),
+        or at a free row (None); returns the row. ``seq``: its write order, which orders
+        ties (``lexicon.order_of``)."""
+        if seq is None and row is not None:
+            seq = int(self.seq[row])
         if row is None:
             row = self.free.pop() if self.free else len(self.ids)
             if row == len(self.ids):
@@ -160,11 +168,13 @@ class _Block:
                 grown = np.zeros((max(64, row + row // 2), self.own.shape[1]), np.float32)
                 grown[: len(self.own)] = self.own
                 self.own = grown
-                self.alive = np.concatenate(
-                    [self.alive, np.zeros(len(grown) - len(self.alive), bool)]
-                )
+                more = len(grown) - len(self.alive)
+                self.alive = np.concatenate([self.alive, np.zeros(more, bool)])
+                self.seq = np.concatenate([self.seq, np.zeros(more, np.int64)])
+                self.tag = np.concatenate([self.tag, np.zeros(more, np.uint32)])
         self.ids[row] = mid
         self.own[row] = vec
+        self.seq[row], self.tag[row] = order_of(seq), tag_of(mid)
         self.alive[row] = True
         self._changed(row)
         return row
@@ -192,7 +202,8 @@ class _Block:
                 ann.add(live, self.own[live], threads=1)
 
     def nearest(self, queries: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
-        """The ``k`` rows nearest each query, best first (ties by row)."""
+        """The ``k`` rows nearest each query, best first (ties: the earlier written first,
+        ``lexicon.best``)."""
         n, live = len(self.ids), self.live()
         if live == 0 or k <= 0:
             return [[] for _ in queries]
@@ -207,7 +218,10 @@ class _Block:
             sims[:, self.free] = -np.inf
             rows = np.arange(n)
             for s in sims:
-                top = top_k(rows, s, k)[0] if k < n else np.flatnonzero(self.alive[:n])
+                if k < n:
+                    top = top_k(rows, s, k, self.seq, self.tag)[0]
+                else:
+                    top = np.flatnonzero(self.alive[:n])
                 found.append((top, s[top]))
         else:
             self.ann.expansion_search = max(self.ef, k)
@@ -217,11 +231,8 @@ class _Block:
             for hits, q in zip(batch, queries, strict=True):
                 top = hits.keys.astype(np.int64)
                 found.append((top, self.own[top] @ q))  # exact, as the scan gives them
-        out = []
-        for top, s in found:
-            order = np.lexsort((top, -s))  # best first; ties by row
-            out.append([(self.ids[top[j]], float(s[j])) for j in order])  # type: ignore[misc]
-        return out
+        ids: list[str] = self.ids  # type: ignore[assignment]  # the found rows are live
+        return [best(top, s, len(top), ids, self.seq, self.tag) for top, s in found]
 
     def _build_ann(self) -> None:
         """Build the graph on a background thread: the live rows as they are when it
@@ -339,14 +350,14 @@ class _Space:
         """Add or replace a memory as ``index_memories`` or ``index_records`` (with its
         vectors) read it (no packed vectors: it is found by its terms only)."""
         mid = self.put_record(record)
-        self.put_vectors(mid, record["label"], record["vecs"])
+        self.put_vectors(mid, record["label"], record["vecs"], record["row"].get("seq"))
 
     def put_record(self, record: dict[str, Any]) -> str:
         """A memory's terms, row (``recall_rows``') and edges as a read or a commit gave
         them (its vectors aside); returns its id as held."""
         # one string for the id in every part (an edge to it may have come first, ~85 bytes)
         mid, label = self.adjacency.nodes.same(record["id"]), record["label"]
-        self.put_terms(mid, label, record["terms"])
+        self.put_terms(mid, label, record["terms"], record["row"].get("seq"))
         self.adjacency.set_memory(mid, record["edges"], record["entities"])
         self.rows.put(self.adjacency.node(mid), label, record["row"])
         return mid
@@ -356,17 +367,19 @@ class _Space:
         its properties): its terms, row and vectors; its edges come with the writes that
         link it (``LINKS``)."""
         mid = row["id"]
-        self.put_terms(mid, label, row.get("terms"))
+        self.put_terms(mid, label, row.get("terms"), row.get("seq"))
         self.rows.put(self.adjacency.node(mid), label, row)
-        self.put_vectors(mid, label, row.get("vecs"))
+        self.put_vectors(mid, label, row.get("vecs"), row.get("seq"))
 
-    def put_terms(self, mid: str, label: str, terms: str | None) -> None:
+    def put_terms(self, mid: str, label: str, terms: str | None, seq: int | None = None) -> None:
+        """``mid``'s terms; ``seq``: its stored write order (None: as held), which orders
+        ties (``lexicon.best``)."""
         for other, lexicon in self.lexicons.items():
             if other != label:
                 lexicon.drop(mid)
-        self.lexicons[label].put(mid, terms)
+        self.lexicons[label].put(mid, terms, seq)
 
-    def put_vectors(self, mid: str, label: str, packed: str | None) -> None:
+    def put_vectors(self, mid: str, label: str, packed: str | None, seq: int | None = None) -> None:
         if not packed:
             self._drop_vectors(mid)
             return
@@ -376,7 +389,7 @@ class _Space:
         if self.in_block[at] not in (0, block):  # it changed label: out of the other block
             self._drop_vectors(mid)
         kept = self.block_row[at] if self.in_block[at] else None
-        self.block_row[at] = self.blocks[label].put(kept, mid, rows[0])
+        self.block_row[at] = self.blocks[label].put(kept, mid, rows[0], seq)
         self.in_block[at], self.views[at], self.ctx[at] = block, n, c
         self.packed[at] = rows.tobytes()
 

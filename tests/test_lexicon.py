@@ -9,15 +9,16 @@ import numpy as np
 import pytest
 
 import graph_db.lexicon as lexicon_module
-from graph_db.lexicon import K1, B, Lexicon
+from graph_db.lexicon import K1, B, Lexicon, tag_of
 
 WORDS = [f"w{i}" for i in range(40)]
 
 
 def _fresh(docs: dict[str, str]) -> Lexicon:
+    """``docs`` written one after another, in their order."""
     lexicon = Lexicon()
-    for mid, terms in docs.items():
-        lexicon.put(mid, terms)
+    for seq, (mid, terms) in enumerate(docs.items()):
+        lexicon.put(mid, terms, seq)
     return lexicon
 
 
@@ -53,6 +54,30 @@ def test_the_best_come_first_and_a_tie_goes_to_the_earlier_written():
     assert lexicon.search(["cat"], 0) == [] and Lexicon().search(["cat"], 3) == []
 
 
+def test_ties_written_at_once_rank_the_same_whatever_order_the_rows_came_in():
+    """A namespace read back from the store numbers its rows in the store's order, not the
+    write order; tied memories are ordered by their stored write order (``seq``), and those
+    of none (stored by an older MAGS) by their ids' tags after them, so both rank alike."""
+    written, unknown = [f"s{i}" for i in range(12)], ["a", "b", "c"]
+    forward, backward = Lexicon(), Lexicon()
+    for lexicon, order in (
+        (forward, list(enumerate(written))),
+        (backward, list(enumerate(written))[::-1]),
+    ):
+        lexicon.put("b", "cat sat")  # no write order: after those of one, its row first
+        for seq, mid in order:
+            lexicon.put(mid, "cat sat", 100 + seq)
+        lexicon.put("a", "cat sat")
+        lexicon.put("c", "cat sat")
+    want = written + sorted(unknown, key=tag_of)
+    assert [mid for mid, _ in forward.search(["cat"], 15)] == want
+    forward.put("s0", "cat sat")  # rewritten (a new row): its write order stays
+    assert [mid for mid, _ in forward.search(["cat"], 15)] == want
+    for k in (1, 4, 13):  # also which of the tied make the cut
+        assert [mid for mid, _ in forward.search(["cat"], k)] == want[:k]
+        assert [mid for mid, _ in backward.search(["cat"], k)] == want[:k]
+
+
 def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, float]]:
     """The search as first written: dense arrays over every row, a term at a time."""
     n, live = len(lexicon.ids), len(lexicon.at)
@@ -74,7 +99,9 @@ def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, f
         hit[rows] = True
     hit &= np.frombuffer(lexicon.alive, np.uint8).astype(bool)
     found = np.flatnonzero(hit)
-    found = found[np.lexsort((found, -scores[found]))][:k]  # ties: the earlier row first
+    seq, tag = np.frombuffer(lexicon.seq, np.int64), np.frombuffer(lexicon.tag, np.uint32)
+    # ties: the earlier written first, then by tag, then the earlier row
+    found = found[np.lexsort((found, tag[found], seq[found], -scores[found]))][:k]
     return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
 
@@ -136,7 +163,7 @@ def test_rows_dropped_with_the_best_scores_do_not_hide_the_live_ones():
     (the best scores here are all in dropped rows, at every stride)."""
     lexicon = Lexicon()
     for i in range(40_000):
-        lexicon.put(f"m{i}", "rare rare common" if i % 2 == 0 else "common filler")
+        lexicon.put(f"m{i}", "rare rare common" if i % 2 == 0 else "common filler", i)
     for i in range(0, 40_000, 2):
         if i % 2000:  # most of the best dropped (under half of all: no compaction)
             lexicon.drop(f"m{i}")

@@ -656,7 +656,7 @@ def test_a_large_namespace_read_whole_is_frozen_out_of_the_collectors_way(graph,
 
 def test_the_exact_scan_takes_the_earlier_rows_of_those_tied_at_the_cut():
     """Memories with the same vector (a turn written twice) tied at the k-th place: the
-    scan takes the earlier rows, not whichever argpartition left there."""
+    scan takes the earlier written, not whichever argpartition left there."""
     rng = np.random.default_rng(0)
     query, tied = np.array([1, 0, 0, 0], np.float32), np.array([0.6, 0.8, 0, 0], np.float32)
     for n, k in [(100, 10), (500, 20), (2000, 50)]:
@@ -664,9 +664,41 @@ def test_the_exact_scan_takes_the_earlier_rows_of_those_tied_at_the_cut():
         for i in range(n):
             other = rng.normal(size=4).astype(np.float32)
             other[0] = -abs(other[0])  # further from the query than the tied ones
-            block.put(None, f"m{i:05d}", tied if i % 4 == 0 else other / np.linalg.norm(other))
+            vec = tied if i % 4 == 0 else other / np.linalg.norm(other)
+            block.put(None, f"m{i:05d}", vec, seq=i)  # written one after another
         found = [mid for mid, _ in block.nearest(query[None, :], k)[0]]
         assert found == [f"m{i:05d}" for i in range(0, 4 * k, 4)]
+
+
+def test_a_namespace_read_back_from_the_store_ranks_ties_as_written_through(graph, ns):
+    """Memories tied in a search (the same text: the same vector and terms) are told apart
+    by their write order as stored (``seq``); so a namespace read back from the store,
+    whose rows come in the store's order and not in the write order, finds and ranks them
+    as the one written through, and a rewrite (a new row) keeps its place."""
+    from graph_db.text import fulltext_query
+
+    same = "The spare key is under the blue flowerpot by the door"
+    first = graph.add_episodes(ns, [{"text": same, "session_id": "s"}] * 6)
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    later = graph.add_episodes(ns, [{"text": same, "session_id": "s"}] * 6)
+    in_order = first + later
+    vector, words = graph.embedder.embed([same]), [fulltext_query(same).split()]
+
+    def found(k):
+        near, text = graph.read_index.find(graph.backend.read, ns, ["Episode"], k, vector, words)
+        return [mid for mid, _ in near["Episode"][0]], [mid for mid, _ in text["Episode"][0]]
+
+    graph.update(ns, first[0], metadata={"checked": True})  # read back: a new row in each
+    written_through = {k: found(k) for k in (4, 9, 12)}
+    assert written_through[4] == (in_order[:4], in_order[:4])  # also which make the cut
+    assert written_through[12] == (in_order, in_order)
+    recalled = _recalled(graph, ns, same, k=12)
+    builds = graph.read_index.builds
+    graph.read_index.forget(ns)
+    assert {k: found(k) for k in (4, 9, 12)} == written_through
+    assert graph.read_index.builds == builds + 1  # read back from the store
+    assert _recalled(graph, ns, same, k=12) == recalled
+    graph.forget_namespace(ns)
 
 
 def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wrote(graph, ns):

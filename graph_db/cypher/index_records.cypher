@@ -25,5 +25,5 @@ CALL (m) {
 }
 RETURN m.id AS id, labels(m)[0] AS label, m.terms AS terms,
        CASE WHEN $vecs THEN m.vecs END AS vecs, edges, entities,
-       m {.valid_from, .valid_to, .ts, .created_at, .speaker, .subject, .predicate, .importance, .asks,
+       m {.valid_from, .valid_to, .ts, .created_at, .seq, .speaker, .subject, .predicate, .importance, .asks,
           .source_episode_id, .last_access} AS row
