@@ -54,7 +54,7 @@ def test_the_best_come_first_and_a_tie_goes_to_the_earlier_written():
     assert lexicon.search(["cat"], 0) == [] and Lexicon().search(["cat"], 3) == []
 
 
-def test_ties_written_at_once_rank_the_same_whatever_order_the_rows_came_in():
+def test_ties_rank_by_write_order_whatever_order_the_rows_came_in():
     """A namespace read back from the store numbers its rows in the store's order, not the
     write order; tied memories are ordered by their stored write order (``seq``), and those
     of none (stored by an older MAGS) by their ids' tags after them, so both rank alike."""

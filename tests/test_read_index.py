@@ -654,7 +654,7 @@ def test_a_large_namespace_read_whole_is_frozen_out_of_the_collectors_way(graph,
         graph.forget_namespace(ns)
 
 
-def test_the_exact_scan_takes_the_earlier_rows_of_those_tied_at_the_cut():
+def test_the_exact_scan_takes_the_earlier_written_of_those_tied_at_the_cut():
     """Memories with the same vector (a turn written twice) tied at the k-th place: the
     scan takes the earlier written, not whichever argpartition left there."""
     rng = np.random.default_rng(0)
@@ -688,7 +688,7 @@ def test_a_namespace_read_back_from_the_store_ranks_ties_as_written_through(grap
         near, text = graph.read_index.find(graph.backend.read, ns, ["Episode"], k, vector, words)
         return [mid for mid, _ in near["Episode"][0]], [mid for mid, _ in text["Episode"][0]]
 
-    graph.update(ns, first[0], metadata={"checked": True})  # read back: a new row in each
+    graph.update(ns, first[0], metadata={"checked": True})  # read back: a new lexicon row
     written_through = {k: found(k) for k in (4, 9, 12)}
     assert written_through[4] == (in_order[:4], in_order[:4])  # also which make the cut
     assert written_through[12] == (in_order, in_order)
