@@ -43,7 +43,6 @@ class Lexicon:
         self.length = array("I")  # per row: its number of terms
         self.alive = bytearray()  # per row: 1 while its memory is held
         self.seq = array("q")  # per row: its memory's write order (``order_of``)
-        self.tag = array("I")  # per row: its memory's ``tag_of``
         self.at: dict[str, int] = {}  # memory id -> row
         self.total = 0  # terms over the live rows
 
@@ -55,8 +54,7 @@ class Lexicon:
         its write order (its stored ``seq``; None: as held, else unknown), which orders
         ties."""
         held = self.at.get(mid)
-        if seq is None and held is not None:
-            seq = self.seq[held]
+        order = self.seq[held] if seq is None and held is not None else order_of(seq, mid)
         self.drop(mid)
         words = (terms or "").split()
         if not words:
@@ -66,8 +64,7 @@ class Lexicon:
         self.at[mid] = row
         self.length.append(len(words))
         self.alive.append(1)
-        self.seq.append(order_of(seq))
-        self.tag.append(tag_of(mid))
+        self.seq.append(order)
         self.total += len(words)
         for word, n in Counter(words).items():
             tid = self.vocab.get(word)
@@ -161,8 +158,8 @@ class Lexicon:
             held = alive[row]
             if not held.all():
                 row, score = row[held], score[held]
-        seq, tag = np.frombuffer(self.seq, np.int64), np.frombuffer(self.tag, np.uint32)
-        return best(row, score, k, self.ids, seq, tag)  # type: ignore[arg-type]
+        seq = np.frombuffer(self.seq, np.int64)
+        return best(row, score, k, self.ids, seq)  # type: ignore[arg-type]
 
     def _compact(self) -> None:
         """Drop the dead rows and their postings, numbering the live rows anew."""
@@ -185,19 +182,19 @@ class Lexicon:
         self.starts = array("Q", np.concatenate([[0], ends]).astype(np.uint64).tobytes())
         self.length = array("I", np.frombuffer(self.length, np.uint32)[kept].tobytes())
         self.seq = array("q", np.frombuffer(self.seq, np.int64)[kept].tobytes())
-        self.tag = array("I", np.frombuffer(self.tag, np.uint32)[kept].tobytes())
         self.alive = bytearray(b"\x01" * len(kept))
         self.at = {mid: row for row, mid in enumerate(self.ids)}  # type: ignore[misc]
 
 
-#: the write order of a memory stored without one (an entity, a store of an older MAGS)
-UNORDERED = np.iinfo(np.int64).max
+#: past every stored write order (nanoseconds: until 2262): a memory stored without one (an
+#: entity, a fact of an older MAGS) is ordered after them, by ``tag_of`` its id
+UNORDERED = 2**63 - 2**32
 
 
-def order_of(seq: int | None) -> int:
+def order_of(seq: int | None, mid: str) -> int:
     """A memory's write order as ties are ordered by: its stored ``seq`` (nanoseconds and a
-    counter: ``engram._seq_value``), unknown last."""
-    return UNORDERED if seq is None else int(seq)
+    counter: ``engram._seq_value``, one a memory), else after all of those, by its id."""
+    return UNORDERED + tag_of(mid) if seq is None else int(seq)
 
 
 def tag_of(mid: str) -> int:
@@ -212,16 +209,15 @@ def best(
     k: int,
     ids: list[str],
     seq: np.ndarray,
-    tag: np.ndarray,
 ) -> list[tuple[str, float]]:
     """The ``k`` best of ``row`` (ascending) by ``score`` as (``ids[row]``, score), best
     first; of those tied, also for which make the ``k``, the earlier written first (``seq``
-    by row: their stored write order), then by ``tag`` (``tag_of``), then by row. Not by
+    by row: ``order_of`` their stored write order), then by row. Not by
     row alone: rows are numbered in write order by the process that wrote, in the store's
     order by one that read the namespace back, and a rewrite moves a memory to a new row;
     so a namespace read back ranks as the one written through."""
-    row, score = top_k(row, score, k, seq, tag)
-    order = np.lexsort((row, tag[row], seq[row], -score))
+    row, score = top_k(row, score, k, seq)
+    order = np.lexsort((row, seq[row], -score))
     return [(ids[r], s) for r, s in zip(row[order].tolist(), score[order].tolist(), strict=True)]
 
 
@@ -230,10 +226,9 @@ def top_k(
     score: np.ndarray,
     k: int,
     seq: np.ndarray | None = None,
-    tag: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best of ``row`` (ascending) by ``score``; of those tied at the k-th score,
-    the first by ``seq`` and ``tag`` (by row: ``best``'s order), else the earliest rows
+    the first by ``seq`` (by row: ``best``'s order), else the earliest rows
     (np.argpartition alone picks any of them: a memory written twice would be found or not
     by chance). Also the read index's exact vector scan's rule."""
     if len(row) <= k:
@@ -246,9 +241,9 @@ def top_k(
     kth = -np.partition(-score, k - 1)[k - 1]
     better = np.flatnonzero(score > kth)
     tied = np.flatnonzero(score == kth)  # rows ascend: the earliest first
-    if seq is not None and tag is not None and len(tied) > k - len(better):
+    if seq is not None and len(tied) > k - len(better):
         at = row[tied]
-        tied = tied[np.lexsort((at, tag[at], seq[at]))]
+        tied = tied[np.lexsort((at, seq[at]))]
     pick = np.concatenate([better, tied[: k - len(better)]])
     return row[pick], score[pick]
 

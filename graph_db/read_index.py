@@ -65,7 +65,7 @@ from graph_db.adjacency import Adjacency, Step
 from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, LINKS, Commit, change_key
 from graph_db.columns import Columns, pick
-from graph_db.lexicon import Lexicon, best, order_of, tag_of, top_k
+from graph_db.lexicon import Lexicon, best, order_of, top_k
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
 
@@ -117,10 +117,8 @@ class _Block:
         self.ids: list[str | None] = []
         self.own = np.zeros((0, dim), np.float32)
         self.alive = np.zeros(0, bool)
-        #: per row: its memory's write order and its id's tag, which order ties
-        #: (``lexicon.best``)
+        #: per row: its memory's write order, which orders ties (``lexicon.best``)
         self.seq = np.zeros(0, np.int64)
-        self.tag = np.zeros(0, np.uint32)
         self.free: list[int] = []
         self.lock = lock  # the namespace's: the graph's build takes it to read the rows
         self.exact_below, self.ef = exact_below, ef
@@ -158,8 +156,7 @@ class _Block:
         """Write ``mid``'s vector at ``row`` (its own: ``seq`` None keeps its write order),
         or at a free row (None); returns the row. ``seq``: its write order, which orders
         ties (``lexicon.order_of``)."""
-        if seq is None and row is not None:
-            seq = int(self.seq[row])
+        order = int(self.seq[row]) if seq is None and row is not None else order_of(seq, mid)
         if row is None:
             row = self.free.pop() if self.free else len(self.ids)
             if row == len(self.ids):
@@ -171,10 +168,9 @@ class _Block:
                 more = len(grown) - len(self.alive)
                 self.alive = np.concatenate([self.alive, np.zeros(more, bool)])
                 self.seq = np.concatenate([self.seq, np.zeros(more, np.int64)])
-                self.tag = np.concatenate([self.tag, np.zeros(more, np.uint32)])
         self.ids[row] = mid
         self.own[row] = vec
-        self.seq[row], self.tag[row] = order_of(seq), tag_of(mid)
+        self.seq[row] = order
         self.alive[row] = True
         self._changed(row)
         return row
@@ -218,10 +214,7 @@ class _Block:
             sims[:, self.free] = -np.inf
             rows = np.arange(n)
             for s in sims:
-                if k < n:
-                    top = top_k(rows, s, k, self.seq, self.tag)[0]
-                else:
-                    top = np.flatnonzero(self.alive[:n])
+                top = top_k(rows, s, k, self.seq)[0] if k < n else np.flatnonzero(self.alive[:n])
                 found.append((top, s[top]))
         else:
             self.ann.expansion_search = max(self.ef, k)
@@ -232,7 +225,7 @@ class _Block:
                 top = hits.keys.astype(np.int64)
                 found.append((top, self.own[top] @ q))  # exact, as the scan gives them
         ids: list[str] = self.ids  # type: ignore[assignment]  # the found rows are live
-        return [best(top, s, len(top), ids, self.seq, self.tag) for top, s in found]
+        return [best(top, s, len(top), ids, self.seq) for top, s in found]
 
     def _build_ann(self) -> None:
         """Build the graph on a background thread: the live rows as they are when it

@@ -99,9 +99,8 @@ def _dense_bm25(lexicon: Lexicon, words: list[str], k: int) -> list[tuple[str, f
         hit[rows] = True
     hit &= np.frombuffer(lexicon.alive, np.uint8).astype(bool)
     found = np.flatnonzero(hit)
-    seq, tag = np.frombuffer(lexicon.seq, np.int64), np.frombuffer(lexicon.tag, np.uint32)
-    # ties: the earlier written first, then by tag, then the earlier row
-    found = found[np.lexsort((found, tag[found], seq[found], -scores[found]))][:k]
+    seq = np.frombuffer(lexicon.seq, np.int64)  # ties: the earlier written, then row
+    found = found[np.lexsort((found, seq[found], -scores[found]))][:k]
     return [(lexicon.ids[r], float(scores[r])) for r in found]  # type: ignore[misc]
 
 
