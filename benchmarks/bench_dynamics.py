@@ -65,8 +65,8 @@ USER = "Sam"
 FACT_SHARE = 0.2
 #: the measurement's steps, in order (``--only`` picks some)
 STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement", "recall_walk",
-         "recall_vector", "recall_walk_engine", "maintain", "maintain_aged", "maintain_kcore",
-         "maintain_small_beside", "graph_after")  # fmt: skip
+         "recall_vector", "recall_walk_trace", "recall_walk_engine", "maintain", "maintain_aged",
+         "maintain_kcore", "maintain_small_beside", "graph_after")  # fmt: skip
 WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as in a live store
 ZIPF_S = 1.1
 GOALS = {
@@ -563,6 +563,36 @@ def time_recall_index_on_off(g: LiquidGraph, ns: str, queries: list[str]) -> dic
     }
 
 
+def time_recall_trace_on_off(
+    g: LiquidGraph, ns: str, queries: list[str], block: int = 25
+) -> dict[str, Any]:
+    """Recall (walk) leaving its trace (``fire=True``, as ``recall_walk``) and without it,
+    in alternating blocks of ``block`` queries: how much of the latency is the background
+    writes' (they take the engine's and the process's cores beside the recalls). Each traced
+    block is flushed before the next (untimed): an untraced block runs with nothing queued."""
+    hnsw_ready(g, ns, queries[0])
+    for q in queries[:WARMUP]:
+        g.recall(ns, q, k=10)
+    g.flush()
+    lat: dict[bool, list[float]] = {True: [], False: []}
+    timed = queries[WARMUP:]
+    for i, q in enumerate(tqdm(timed, desc="recall walk, trace on/off", leave=False)):
+        fire = (i // block) % 2 == 0
+        t0 = time.perf_counter()
+        g.recall(ns, q, k=10, fire=fire)
+        lat[fire].append((time.perf_counter() - t0) * 1000)
+        if (i + 1) % block == 0:
+            g.flush()
+    g.flush()
+    return {
+        "block": block,
+        **{
+            side: {"queries": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95)}
+            for side, v in (("trace_on", lat[True]), ("trace_off", lat[False]))
+        },
+    }
+
+
 def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
     """The read index of ``ns`` built from the store: seconds, then (a second build, traced)
     the memory it holds, its vectors apart."""
@@ -755,6 +785,10 @@ def measure(
             for m in ("walk", "vector")
         ],
         (
+            "recall_walk_trace",
+            lambda: time_recall_trace_on_off(g, ns, gen.queries(per_mode, taken)),
+        ),
+        (
             "recall_walk_engine",
             lambda: time_recall_index_on_off(g, ns, gen.queries(per_mode, taken)),
         ),
@@ -818,6 +852,11 @@ def display(r: dict[str, Any]) -> dict[str, str]:
             out[f"recall walk, interleaved, {side.replace('_', ' ')} p50 / p95 (ms)"] = (
                 f"{rec[side]['p50_ms']:.1f} / {rec[side]['p95_ms']:.1f}"
             )
+    if rec := r.get("recall_walk_trace"):
+        for side in ("trace_on", "trace_off"):
+            out[
+                f"recall walk, blocks of {rec['block']}, {side.replace('_', ' ')} p50 / p95 (ms)"
+            ] = f"{rec[side]['p50_ms']:.1f} / {rec[side]['p95_ms']:.1f}"
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
             out[f"recall {mode} p50 / p95 (ms)"] = f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"
