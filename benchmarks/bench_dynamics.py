@@ -500,15 +500,26 @@ def hnsw_ready(g: LiquidGraph, ns: str, query: str) -> None:
         g.read_index.hnsw(ns, wait=None)
 
 
-def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[str, Any]:
-    """Recall latency (query embedding included) and the ASSOC edges recall created, with
-    the read index's HNSW graphs in use (run with ``--only`` after a store's index was read
-    whole, recall had been 66.6 ms p95 against 39.0: likely the graphs' build beside it)."""
+def warm(g: LiquidGraph, ns: str, queries: list[str], mode: str = "walk") -> list[str]:
+    """Recall the first ``WARMUP`` of ``queries`` untimed, their traces written, with the
+    HNSW graphs in use (``hnsw_ready``); returns the others, to time."""
     hnsw_ready(g, ns, queries[0])
     for q in queries[:WARMUP]:
         g.recall(ns, q, k=10, mode=mode)
     g.flush()
-    timed = queries[WARMUP:]
+    return queries[WARMUP:]
+
+
+def latency(lat: list[float]) -> dict[str, Any]:
+    """How many timed recalls, and their p50 / p95 (ms)."""
+    return {"queries": len(lat), "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95)}
+
+
+def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[str, Any]:
+    """Recall latency (query embedding included) and the ASSOC edges recall created, with
+    the read index's HNSW graphs in use (run with ``--only`` after a store's index was read
+    whole, recall had been 66.6 ms p95 against 39.0: likely the graphs' build beside it)."""
+    timed = warm(g, ns, queries, mode)
     before = graph_counts(g, ns)["edges"].get("ASSOC", 0)
     lat, hits = [], []
     with QueryTimer() as timer:
@@ -556,10 +567,8 @@ def time_recall_index_on_off(g: LiquidGraph, ns: str, queries: list[str]) -> dic
         g.search_engine.index = kept
     return {
         "engine_indexes_made_s": made_s,
-        **{
-            side: {"queries": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95)}
-            for side, v in (("index_on", lat[True]), ("index_off", lat[False]))
-        },
+        "index_on": latency(lat[True]),
+        "index_off": latency(lat[False]),
     }
 
 
@@ -570,12 +579,8 @@ def time_recall_trace_on_off(
     in alternating blocks of ``block`` queries: how much of the latency is the background
     writes' (they take the engine's and the process's cores beside the recalls). Each traced
     block is flushed before the next (untimed): an untraced block runs with nothing queued."""
-    hnsw_ready(g, ns, queries[0])
-    for q in queries[:WARMUP]:
-        g.recall(ns, q, k=10)
-    g.flush()
+    timed = warm(g, ns, queries)
     lat: dict[bool, list[float]] = {True: [], False: []}
-    timed = queries[WARMUP:]
     for i, q in enumerate(tqdm(timed, desc="recall walk, trace on/off", leave=False)):
         fire = (i // block) % 2 == 0
         t0 = time.perf_counter()
@@ -586,10 +591,8 @@ def time_recall_trace_on_off(
     g.flush()
     return {
         "block": block,
-        **{
-            side: {"queries": len(v), "p50_ms": pct(v, 50), "p95_ms": pct(v, 95)}
-            for side, v in (("trace_on", lat[True]), ("trace_off", lat[False]))
-        },
+        "trace_on": latency(lat[True]),
+        "trace_off": latency(lat[False]),
     }
 
 
@@ -828,7 +831,7 @@ def display(r: dict[str, Any]) -> dict[str, str]:
     if deg:
         out["entity degree max / median"] = f"{deg['max']:,} / {deg['median']:.0f}"
     if emb := r.get("query_embedding"):
-        out["query embedding alone p50 / p95 (ms)"] = f"{emb['p50_ms']:.1f} / {emb['p95_ms']:.1f}"
+        out["query embedding alone p50 / p95 (ms)"] = _ms(emb)
     if (ix := r.get("read_index_build")) and not ix.get("off"):
         out["read index build s"] = f"{ix['seconds']:.2f}"
         out["  read index MB (vectors) / other bytes per memory"] = (
@@ -845,21 +848,19 @@ def display(r: dict[str, Any]) -> dict[str, str]:
         out["  HNSW vs exact: top-10 overlap walk / vector"] = (
             f"{ag['walk_top10_overlap']:.3f} / {ag['vector_top10_overlap']:.3f}"
         )
-    if rec := r.get("recall_walk_engine"):
-        if (made := rec.get("engine_indexes_made_s")) is not None:
-            out["engine's vector / full-text indexes made (s)"] = f"{made:.1f}"
-        for side in ("index_on", "index_off"):
-            out[f"recall walk, interleaved, {side.replace('_', ' ')} p50 / p95 (ms)"] = (
-                f"{rec[side]['p50_ms']:.1f} / {rec[side]['p95_ms']:.1f}"
-            )
-    if rec := r.get("recall_walk_trace"):
-        for side in ("trace_on", "trace_off"):
-            out[
-                f"recall walk, blocks of {rec['block']}, {side.replace('_', ' ')} p50 / p95 (ms)"
-            ] = f"{rec[side]['p50_ms']:.1f} / {rec[side]['p95_ms']:.1f}"
+    if (made := r.get("recall_walk_engine", {}).get("engine_indexes_made_s")) is not None:
+        out["engine's vector / full-text indexes made (s)"] = f"{made:.1f}"
+    for key, how, sides in (
+        ("recall_walk_engine", "interleaved", ("index_on", "index_off")),
+        ("recall_walk_trace", "blocks of {block}", ("trace_on", "trace_off")),
+    ):
+        if rec := r.get(key):
+            for side in sides:
+                name = side.replace("_", " ")
+                out[f"recall walk, {how.format(**rec)}, {name} p50 / p95 (ms)"] = _ms(rec[side])
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
-            out[f"recall {mode} p50 / p95 (ms)"] = f"{rec['p50_ms']:.1f} / {rec['p95_ms']:.1f}"
+            out[f"recall {mode} p50 / p95 (ms)"] = _ms(rec)
             out[f"  ASSOC created by {mode} recalls"] = f"{rec['assoc_created']:,}"
             out[f"  {mode}: slowest queries (s)"] = _slowest(rec)
     size, goal = recall_goal(r["memories"])
@@ -895,6 +896,10 @@ MAINTAIN_STEPS = (  # (step, label): the first pass is full; the others incremen
     ("maintain_kcore", "k-core decomposition"),
     ("maintain_small_beside", "a 200-memory namespace beside it, clock + age"),
 )
+
+
+def _ms(timed: dict[str, Any]) -> str:
+    return f"{timed['p50_ms']:.1f} / {timed['p95_ms']:.1f}"
 
 
 def _slowest(step: dict[str, Any], n: int = 2, whole: bool = False) -> str:
