@@ -180,7 +180,7 @@ class Adjacency:
         """``walk_edges`` in process: from each (id, activation), the memories next to it
         whose edge weight w (ASSOC lazily decayed) keeps activation x w at or above
         ``stop``; at most ``fanout`` edges of a memory, its strongest (the engine reads the
-        first it finds; here ties go to the edge listed first)."""
+        first it finds; here ties go to the smaller id: ``_strongest``)."""
         of, incident = self.nodes.of, self.incident
         held = [(i, me) for i, (mid, _) in enumerate(frontier)
                 if (me := of.get(mid)) is not None and incident[me]]  # fmt: skip
@@ -201,18 +201,17 @@ class Adjacency:
         w[lq] = self._weights(es, now, decay)
         w[kind == _KIND["NEXT"]] = next_w
         w[kind == _KIND["DERIVED_FROM"]] = derived_w
+        mine = np.array([m for _, m in held])[seg]
+        others = np.where(a == mine, b, a)
+        ids, source = self.nodes.ids, [frontier[i][0] for i, _ in held]
         walked = np.flatnonzero(kind != ENTITY)  # in the order each node lists them
         if (np.bincount(seg[walked], minlength=len(held)) > fanout).any():
-            walked = _strongest(walked, seg[walked], w, fanout)
-        me = np.array([m for _, m in held])[seg[walked]]
+            walked = _strongest(walked, seg[walked], w, others, ids, fanout)
         act = np.array([frontier[i][1] for i, _ in held])[seg[walked]]
-        ok = act * w[walked] >= stop
-        walked, me = walked[ok], me[ok]
-        others = np.where(a[walked] == me, b[walked], a[walked])
-        ids, source = self.nodes.ids, [frontier[i][0] for i, _ in held]
+        walked = walked[act * w[walked] >= stop]
         return [
             (source[s], ids[you], KINDS[k], weight)  # type: ignore[misc]
-            for s, you, k, weight in zip(seg[walked].tolist(), others.tolist(),
+            for s, you, k, weight in zip(seg[walked].tolist(), others[walked].tolist(),
                                          kind[walked].tolist(), w[walked].tolist(), strict=True)
         ]  # fmt: skip
 
@@ -323,14 +322,25 @@ def _refs(held: bytearray | None) -> list[int]:
     return memoryview(held).cast("i").tolist() if held else []
 
 
-def _strongest(walked: np.ndarray, seg: np.ndarray, w: np.ndarray, fanout: int) -> np.ndarray:
+def _strongest(
+    walked: np.ndarray,
+    seg: np.ndarray,
+    w: np.ndarray,
+    others: np.ndarray,
+    ids: list[str | None],
+    fanout: int,
+) -> np.ndarray:
     """``walked`` (edge positions, each node's in listing order; ``seg``: whose) with at
-    most ``fanout`` of a node's, its strongest, ties to the edge listed first."""
+    most ``fanout`` of a node's: its strongest, strongest first, ties to the smaller id at
+    the other end (``others``: its node, ``ids``: their ids). Not to the edge listed first:
+    a node lists its edges in the order they came, written through or read back, and the
+    edges one recall co-fired start out tied."""
     parts = []
     bounds = np.flatnonzero(np.diff(seg)) + 1
     for part in np.split(walked, bounds):
         if len(part) > fanout:
-            part = part[np.lexsort((part, -w[part]))[:fanout]]
+            rank = np.unique(np.array([ids[o] for o in others[part]]), return_inverse=True)[1]
+            part = part[np.lexsort((rank, -w[part]))[:fanout]]
         parts.append(part)
     return np.concatenate(parts)
 

@@ -670,6 +670,34 @@ def test_the_exact_scan_takes_the_earlier_written_of_those_tied_at_the_cut():
         assert found == [f"m{i:05d}" for i in range(0, 4 * k, 4)]
 
 
+def test_the_walk_keeps_a_hubs_strongest_edges_ties_by_id_whatever_order_they_came_in():
+    """A hub with more edges than the fan-out, many tied at the cut (the edges one recall
+    co-fired start out equal): the walk steps over its strongest, the tied by the smaller
+    id at the other end, the same whether its edges were written through one by one or
+    read back from the store in another order."""
+    from graph_db.adjacency import Adjacency
+
+    rng = np.random.default_rng(0)
+    now, fanout = 1_000.0, 256
+    strong = [(f"s{i:03d}", 0.9) for i in range(10)]
+    tied = [(f"t{i:04d}", 0.2) for i in rng.permutation(400)]
+    weak = [(f"w{i:03d}", 0.1) for i in range(20)]
+    edges = strong + tied + weak
+
+    def steps(order):
+        held = Adjacency()
+        for i in order:
+            other, w = edges[i]
+            held.set_edge("hub", other, "ASSOC", w, now, now, False)
+        return held.step([("hub", 1.0)], 0.0, now, DecayParams(0.01, 0.0), 0.37, 0.5, fanout)
+
+    as_written = steps(range(len(edges)))
+    assert as_written == steps(rng.permutation(len(edges)))  # read back in another order
+    reached = [dst for _, dst, _, _ in as_written]
+    ties = sorted(other for other, _ in tied)[: fanout - len(strong)]
+    assert reached == [other for other, _ in strong] + ties
+
+
 def test_a_namespace_read_back_from_the_store_ranks_ties_as_written_through(graph, ns):
     """Memories tied in a search (the same text: the same vector and terms) are told apart
     by their write order as stored (``seq``); so a namespace read back from the store,
