@@ -10,7 +10,9 @@ turn in the top k) and R_all@k (all of them), k = 5, 10, 25. Baselines on the sa
 as the same text ("Speaker: text [shares a photo: ...]"): BM25 (bm25s, English stop words)
 and flat dense retrieval with all-MiniLM-L6-v2 (the store's embedder). Ablations: the
 single-shot vector recall, recall without the walk, after a replay of the questions
-(co-firing only: no answer or evidence is used), and after ``maintain()`` (k-core pruning).
+(co-firing only: no answer or evidence is used), and after ``maintain()`` (k-core pruning);
+and MAGS recall again with its read index read back from the store, as after a restart (the
+questions it ranks as written through are counted: all of them, or a restart changes answers).
 Nothing is tuned on the questions here; defaults live in GraphSettings.
 The same work runs on each engine asked for (default both, one after the other: the embedded
 ArcadeDB, and Neo4j, MAGS_NEO4J_URI's or a local Neo4j Community started for the run, see
@@ -39,7 +41,7 @@ from rich.table import Table
 from tqdm import tqdm
 
 from finetune.data.locomo import CATEGORIES, load
-from graph_db import LiquidGraph
+from graph_db import LiquidGraph, index_file
 
 ROOT = Path(__file__).resolve().parent
 KS = (5, 10, 25)
@@ -152,6 +154,7 @@ def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, 
     graph.settings.walk_depth = 0
     rankings["mags without walk"] = [systems["mags"](q) for q in questions]
     graph.settings.walk_depth = depth
+    rankings["mags, index read back"] = read_back(graph, ns, systems["mags"], questions)
     size = {"before": _size(graph, ns)}
     for q in tqdm(questions, desc=f"{conv} replay", leave=False):
         graph.recall(ns, q, k=10, blocks="episodic")  # co-firing only
@@ -165,8 +168,23 @@ def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, 
     rankings["mags after maintain"] = [systems["mags"](q) for q in questions]
     size["after maintain"] = _size(graph, ns)
     meta = {"turns": len(turns), "questions": len(qa), "ingest_s": ingest_s, "size": size}
+    meta["read_back_identical"] = sum(
+        a == b for a, b in zip(rankings["mags"], rankings["mags, index read back"], strict=True)
+    )
     meta["ms_per_query"] = {k: v * 1000 for k, v in timings.items()}
     return qa, rankings, meta
+
+
+def read_back(graph: LiquidGraph, ns: str, rank: Ranker, questions: list[str]) -> list[list[str]]:
+    """``rank`` over ``questions`` once ``ns``'s read index is let go (its saved file too)
+    and read back from the store, as after a restart: a restart must not change an answer,
+    so these are the rankings written through."""
+    index = graph.read_index
+    if index is not None:
+        if index.directory is not None:
+            index_file.remove(index.directory, ns)
+        index.forget(ns)
+    return [rank(q) for q in tqdm(questions, desc=f"{ns} read back", leave=False)]
 
 
 def _size(graph: LiquidGraph, ns: str) -> dict:
