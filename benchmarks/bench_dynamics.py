@@ -19,7 +19,9 @@ fill cut short goes on where it stopped when run again). Then, with the real def
   - the query embedding alone (p50/p95), the floor of a recall;
   - recall latency p50/p95 (ms, query embedding included) of ``recall(ns, q, k=10)`` in
     mode "walk" and "vector" over distinct, uncached queries (fire=True, the default),
-    and the ASSOC edges those recalls created;
+    and the ASSOC edges those recalls created; walk with its trace and without (blocks
+    of 25), 200 ms apart (idle between, as a chat's turns come), and with the read index
+    and without;
   - ``maintain(ns)`` wall time and its report: the first, full pass right after the fill
     (every memory and edge), an incremental pass after the recalls (visits what they
     changed), one with the clock moved ``--age-days`` ahead (edges expire, every memory's
@@ -65,9 +67,11 @@ USER = "Sam"
 FACT_SHARE = 0.2
 #: the measurement's steps, in order (``--only`` picks some)
 STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement", "recall_walk",
-         "recall_vector", "recall_walk_trace", "recall_walk_engine", "maintain", "maintain_aged",
-         "maintain_kcore", "maintain_small_beside", "graph_after")  # fmt: skip
+         "recall_vector", "recall_walk_trace", "recall_walk_paced", "recall_walk_engine",
+         "maintain", "maintain_aged", "maintain_kcore", "maintain_small_beside",
+         "graph_after")  # fmt: skip
 WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as in a live store
+PAUSE_S = 0.2  # recall_walk_paced: the process idle between recalls, as a chat's turns leave it
 ZIPF_S = 1.1
 GOALS = {
     "recall_p95_ms": {100_000: 20.0, 1_000_000: 50.0},
@@ -596,6 +600,24 @@ def time_recall_trace_on_off(
     }
 
 
+def time_recall_paced(
+    g: LiquidGraph, ns: str, queries: list[str], pause_s: float = PAUSE_S
+) -> dict[str, Any]:
+    """Recall (walk, ``fire=True``) with the process idle ``pause_s`` before each, as a
+    chat's next turn finds it: the trace is written in the pause, not beside the recall, but
+    the caches and the cores are no longer warm from the recall before (back to back, each
+    finds the model's weights and the index where the last one left them)."""
+    timed = warm(g, ns, queries)
+    lat = []
+    for q in tqdm(timed, desc=f"recall walk, {pause_s * 1000:.0f} ms apart", leave=False):
+        time.sleep(pause_s)
+        t0 = time.perf_counter()
+        g.recall(ns, q, k=10)
+        lat.append((time.perf_counter() - t0) * 1000)
+    g.flush()
+    return {"pause_ms": pause_s * 1000, **latency(lat)}
+
+
 def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
     """The read index of ``ns`` built from the store: seconds, then (a second build, traced)
     the memory it holds, its vectors apart."""
@@ -791,6 +813,10 @@ def measure(
             "recall_walk_trace",
             lambda: time_recall_trace_on_off(g, ns, gen.queries(per_mode, taken)),
         ),
+        (  # half the timed recalls of the others: each waits PAUSE_S first
+            "recall_walk_paced",
+            lambda: time_recall_paced(g, ns, gen.queries(WARMUP + (per_mode - WARMUP) // 2, taken)),
+        ),
         (
             "recall_walk_engine",
             lambda: time_recall_index_on_off(g, ns, gen.queries(per_mode, taken)),
@@ -858,6 +884,8 @@ def display(r: dict[str, Any]) -> dict[str, str]:
             for side in sides:
                 name = side.replace("_", " ")
                 out[f"recall walk, {how.format(**rec)}, {name} p50 / p95 (ms)"] = _ms(rec[side])
+    if rec := r.get("recall_walk_paced"):
+        out[f"recall walk, {rec['pause_ms']:.0f} ms apart, p50 / p95 (ms)"] = _ms(rec)
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
             out[f"recall {mode} p50 / p95 (ms)"] = _ms(rec)
