@@ -678,24 +678,27 @@ def test_the_walk_keeps_a_hubs_strongest_edges_ties_by_id_whatever_order_they_ca
     from graph_db.adjacency import Adjacency
 
     rng = np.random.default_rng(0)
-    now, fanout = 1_000.0, 256
-    strong = [(f"s{i:03d}", 0.9) for i in range(10)]
-    tied = [(f"t{i:04d}", 0.2) for i in rng.permutation(400)]
-    weak = [(f"w{i:03d}", 0.1) for i in range(20)]
+    now, fanout, next_w = 1_000.0, 256, 0.2
+    strong = [(f"s{i:03d}", "ASSOC", 0.9) for i in range(10)]
+    tied = [(f"t{i:04d}", "ASSOC", next_w) for i in rng.permutation(400)]
+    tied.append(("t0000", "NEXT", None))  # the first tied one a second way, as strong
+    weak = [(f"w{i:03d}", "ASSOC", 0.1) for i in range(20)]
     edges = strong + tied + weak
 
     def steps(order):
         held = Adjacency()
         for i in order:
-            other, w = edges[i]
-            held.set_edge("hub", other, "ASSOC", w, now, now, False)
-        return held.step([("hub", 1.0)], 0.0, now, DecayParams(0.01, 0.0), 0.37, 0.5, fanout)
+            other, kind, w = edges[i]
+            held.set_edge("hub", other, kind, w, now, now, False)
+        return held.step([("hub", 1.0)], 0.0, now, DecayParams(0.01, 0.0), next_w, 0.5, fanout)
 
     as_written = steps(range(len(edges)))
-    assert as_written == steps(rng.permutation(len(edges)))  # read back in another order
-    reached = [dst for _, dst, _, _ in as_written]
-    ties = sorted(other for other, _ in tied)[: fanout - len(strong)]
-    assert reached == [other for other, _ in strong] + ties
+    for order in (rng.permutation(len(edges)), range(len(edges) - 1, -1, -1)):
+        assert steps(order) == as_written  # read back in another order
+    reached = [(dst, kind) for _, dst, kind, _ in as_written]
+    ties = sorted((other, kind) for other, kind, _ in tied)[: fanout - len(strong)]
+    assert ties[:2] == [("t0000", "ASSOC"), ("t0000", "NEXT")]
+    assert reached == [(other, kind) for other, kind, _ in strong] + ties
 
 
 def test_a_namespace_read_back_from_the_store_ranks_ties_as_written_through(graph, ns):
