@@ -514,6 +514,13 @@ def warm(g: LiquidGraph, ns: str, queries: list[str], mode: str = "walk") -> lis
     return queries[WARMUP:]
 
 
+def recall_ms(g: LiquidGraph, ns: str, query: str, **how: Any) -> float:
+    """One ``recall(ns, query, k=10, **how)``, timed (ms, query embedding included)."""
+    t0 = time.perf_counter()
+    g.recall(ns, query, k=10, **how)
+    return (time.perf_counter() - t0) * 1000
+
+
 def latency(lat: list[float]) -> dict[str, Any]:
     """How many timed recalls, and their p50 / p95 (ms)."""
     return {"queries": len(lat), "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95)}
@@ -562,10 +569,9 @@ def time_recall_index_on_off(g: LiquidGraph, ns: str, queries: list[str]) -> dic
         for i, q in enumerate(tqdm(queries, desc="recall walk, index on/off", leave=False)):
             for on in (True, False) if i % 2 == 0 else (False, True):
                 g.search_engine.index = kept if on else None
-                t0 = time.perf_counter()
-                g.recall(ns, q, k=10)
+                ms = recall_ms(g, ns, q)
                 if i >= WARMUP:
-                    lat[on].append((time.perf_counter() - t0) * 1000)
+                    lat[on].append(ms)
         g.flush()
     finally:
         g.search_engine.index = kept
@@ -587,9 +593,7 @@ def time_recall_trace_on_off(
     lat: dict[bool, list[float]] = {True: [], False: []}
     for i, q in enumerate(tqdm(timed, desc="recall walk, trace on/off", leave=False)):
         fire = (i // block) % 2 == 0
-        t0 = time.perf_counter()
-        g.recall(ns, q, k=10, fire=fire)
-        lat[fire].append((time.perf_counter() - t0) * 1000)
+        lat[fire].append(recall_ms(g, ns, q, fire=fire))
         if (i + 1) % block == 0:
             g.flush()
     g.flush()
@@ -611,9 +615,7 @@ def time_recall_paced(
     lat = []
     for q in tqdm(timed, desc=f"recall walk, {pause_s * 1000:.0f} ms apart", leave=False):
         time.sleep(pause_s)
-        t0 = time.perf_counter()
-        g.recall(ns, q, k=10)
-        lat.append((time.perf_counter() - t0) * 1000)
+        lat.append(recall_ms(g, ns, q))
     g.flush()
     return {"pause_ms": pause_s * 1000, **latency(lat)}
 
