@@ -68,10 +68,13 @@ FACT_SHARE = 0.2
 #: the measurement's steps, in order (``--only`` picks some)
 STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement", "recall_walk",
          "recall_vector", "recall_walk_trace", "recall_walk_paced", "recall_walk_engine",
-         "maintain", "maintain_aged", "maintain_kcore", "maintain_small_beside",
-         "graph_after")  # fmt: skip
+         "recall_walk_lean", "maintain", "maintain_aged", "maintain_kcore",
+         "maintain_small_beside", "graph_after")  # fmt: skip
 WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as in a live store
 PAUSE_S = 0.2  # recall_walk_paced: the process idle between recalls, as a chat's turns leave it
+#: recall_walk_lean: well under half the ranking work of the defaults (50 candidates a search
+#: and label, 10 anchors): how fast recall gets here whatever its settings
+LEAN = {"recall_candidates": 20, "recall_anchors": 5}
 ZIPF_S = 1.1
 GOALS = {
     "recall_p95_ms": {100_000: 20.0, 1_000_000: 50.0},
@@ -620,6 +623,21 @@ def time_recall_paced(
     return {"pause_ms": pause_s * 1000, **latency(lat)}
 
 
+def time_recall_lean(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
+    """Recall (walk, no trace) with the default settings and with ``LEAN``'s, query by
+    query, the order alternating: the cost of recall on this machine once most of the
+    ranking's work is gone (the query's embedding and the read of the results stay). A
+    recall after a lighter one runs warmer, so the defaults here come out faster than in
+    ``recall_walk``'s trace-off blocks (10k, ArcadeDB: p50 16 against 19-20 ms)."""
+    lean = g.tuned(**LEAN)
+    timed = warm(g, ns, queries)
+    lat: dict[bool, list[float]] = {True: [], False: []}
+    for i, q in enumerate(tqdm(timed, desc="recall walk, default / lean", leave=False)):
+        for is_lean in (True, False) if i % 2 == 0 else (False, True):
+            lat[is_lean].append(recall_ms(lean if is_lean else g, ns, q, fire=False))
+    return {"settings": LEAN, "default": latency(lat[False]), "lean": latency(lat[True])}
+
+
 def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
     """The read index of ``ns`` built from the store: seconds, then (a second build, traced)
     the memory it holds, its vectors apart."""
@@ -823,6 +841,7 @@ def measure(
             "recall_walk_engine",
             lambda: time_recall_index_on_off(g, ns, gen.queries(per_mode, taken)),
         ),
+        ("recall_walk_lean", lambda: time_recall_lean(g, ns, gen.queries(per_mode, taken))),
         ("maintain", lambda: time_maintain(g, ns, None)),
         ("maintain_aged", lambda: time_maintain(g, ns, aged, kcore=False)),
         ("maintain_kcore", lambda: time_maintain(g, ns, aged, kcore=True)),
@@ -888,6 +907,11 @@ def display(r: dict[str, Any]) -> dict[str, str]:
                 out[f"recall walk, {how.format(**rec)}, {name} p50 / p95 (ms)"] = _ms(rec[side])
     if rec := r.get("recall_walk_paced"):
         out[f"recall walk, {rec['pause_ms']:.0f} ms apart, p50 / p95 (ms)"] = _ms(rec)
+    if rec := r.get("recall_walk_lean"):
+        lean = ", ".join(f"{k.removeprefix('recall_')} {v}" for k, v in rec["settings"].items())
+        for side in ("default", "lean"):
+            how = "defaults" if side == "default" else lean
+            out[f"recall walk, no trace, interleaved, {how} p50 / p95 (ms)"] = _ms(rec[side])
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
             out[f"recall {mode} p50 / p95 (ms)"] = _ms(rec)
