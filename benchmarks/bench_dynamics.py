@@ -47,7 +47,7 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -524,6 +524,19 @@ def recall_ms(g: LiquidGraph, ns: str, query: str, **how: Any) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+def alternating(
+    queries: list[str], timed: Callable[[bool, str], float], desc: str
+) -> dict[bool, list[float]]:
+    """``timed(side, q)`` of each query both ways (True, False), the order alternating query
+    by query (a run of one after a run of the other measured the graph's and caches' drift
+    too); by side, in query order."""
+    lat: dict[bool, list[float]] = {True: [], False: []}
+    for i, q in enumerate(tqdm(queries, desc=desc, leave=False)):
+        for side in (True, False) if i % 2 == 0 else (False, True):
+            lat[side].append(timed(side, q))
+    return lat
+
+
 def latency(lat: list[float]) -> dict[str, Any]:
     """How many timed recalls, and their p50 / p95 (ms)."""
     return {"queries": len(lat), "p50_ms": pct(lat, 50), "p95_ms": pct(lat, 95)}
@@ -561,27 +574,26 @@ def time_recall(g: LiquidGraph, ns: str, queries: list[str], mode: str) -> dict[
 
 
 def time_recall_index_on_off(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, Any]:
-    """Recall (walk) with the read index on and off, query by query, the order alternating
-    (a run of one after a run of the other measured the graph's and caches' drift too)."""
+    """Recall (walk) with the read index on and off (``alternating``), the first ``WARMUP``
+    queries untimed."""
     kept = g.search_engine.index
     t0 = time.perf_counter()
     g.search_engine.index = None  # a store searched in process has no engine index: made here
     made_s = time.perf_counter() - t0
-    lat: dict[bool, list[float]] = {True: [], False: []}
+
+    def timed(on: bool, q: str) -> float:
+        g.search_engine.index = kept if on else None
+        return recall_ms(g, ns, q)
+
     try:
-        for i, q in enumerate(tqdm(queries, desc="recall walk, index on/off", leave=False)):
-            for on in (True, False) if i % 2 == 0 else (False, True):
-                g.search_engine.index = kept if on else None
-                ms = recall_ms(g, ns, q)
-                if i >= WARMUP:
-                    lat[on].append(ms)
+        lat = alternating(queries, timed, "recall walk, index on/off")
         g.flush()
     finally:
         g.search_engine.index = kept
     return {
         "engine_indexes_made_s": made_s,
-        "index_on": latency(lat[True]),
-        "index_off": latency(lat[False]),
+        "index_on": latency(lat[True][WARMUP:]),
+        "index_off": latency(lat[False][WARMUP:]),
     }
 
 
@@ -630,11 +642,11 @@ def time_recall_lean(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, A
     recall after a lighter one runs warmer, so the defaults here come out faster than in
     ``recall_walk``'s trace-off blocks (10k, ArcadeDB: p50 16 against 19-20 ms)."""
     lean = g.tuned(**LEAN)
-    timed = warm(g, ns, queries)
-    lat: dict[bool, list[float]] = {True: [], False: []}
-    for i, q in enumerate(tqdm(timed, desc="recall walk, default / lean", leave=False)):
-        for is_lean in (True, False) if i % 2 == 0 else (False, True):
-            lat[is_lean].append(recall_ms(lean if is_lean else g, ns, q, fire=False))
+    lat = alternating(
+        warm(g, ns, queries),
+        lambda is_lean, q: recall_ms(lean if is_lean else g, ns, q, fire=False),
+        "recall walk, default / lean",
+    )
     return {"settings": LEAN, "default": latency(lat[False]), "lean": latency(lat[True])}
 
 

@@ -206,7 +206,7 @@ class Adjacency:
         ids, source = self.nodes.ids, [frontier[i][0] for i, _ in held]
         walked = np.flatnonzero(kind != ENTITY)  # in the order each node lists them
         if (np.bincount(seg[walked], minlength=len(held)) > fanout).any():
-            walked = _strongest(walked, seg[walked], w, (others, kind), ids, fanout)
+            walked = _strongest(walked, seg[walked], w, others, kind, ids, fanout)
         act = np.array([frontier[i][1] for i, _ in held])[seg[walked]]
         walked = walked[act * w[walked] >= stop]
         return [
@@ -326,17 +326,17 @@ def _strongest(
     walked: np.ndarray,
     seg: np.ndarray,
     w: np.ndarray,
-    ends: tuple[np.ndarray, np.ndarray],
+    others: np.ndarray,
+    kind: np.ndarray,
     ids: list[str | None],
     fanout: int,
 ) -> np.ndarray:
     """``walked`` (edge positions, each node's in listing order; ``seg``: whose) with at
     most ``fanout`` of a node's: its strongest, strongest first, ties to the smaller id at
-    the other end, then the kind (``ends``: the other end's node and the kind by position,
-    ``ids``: the nodes' ids). Not to the edge listed first: a node lists its edges in the
-    order they came, written through or read back, and the edges one recall co-fired start
-    out tied."""
-    others, kind = ends
+    the other end, then the kind (``others``: the other end's node and ``kind`` the edge's
+    kind, by position; ``ids``: the nodes' ids). Not to the edge listed first: a node lists
+    its edges in the order they came, written through or read back, and the edges one recall
+    co-fired start out tied."""
     parts = []
     bounds = np.flatnonzero(np.diff(seg)) + 1
     for part in np.split(walked, bounds):
