@@ -17,6 +17,8 @@ generator's vocabulary, hashed random ones for other words, plus a per-text jitt
 store's own cost is what the fill measures (~150-380 memories/s on 2 cores; a kept store's
 fill cut short goes on where it stopped when run again). Then, with the real default embedder:
   - the query embedding alone (p50/p95), the floor of a recall;
+  - before the first timed recall, ``--engine-warm-s`` (30) of recalls back to back: the
+    engine's JIT compiles its hot paths (its p50/p95 in 5 s blocks, a cold engine's figures);
   - recall latency p50/p95 (ms, query embedding included) of ``recall(ns, q, k=10)`` in
     mode "walk" and "vector" over distinct, uncached queries (fire=True, the default),
     and the ASSOC edges those recalls created; walk with its trace and without (blocks
@@ -36,6 +38,7 @@ engine's version) to benchmarks/results/bench_dynamics.json.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -70,7 +73,9 @@ STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement
          "recall_vector", "recall_walk_trace", "recall_walk_paced", "recall_walk_engine",
          "recall_walk_lean", "maintain", "maintain_aged", "maintain_kcore",
          "maintain_small_beside", "graph_after")  # fmt: skip
-WARMUP = 50  # recalls before timing: the engine compiles its hot paths (JIT), as in a live store
+WARMUP = 50  # recalls before each step's timing: its own paths warm, its traces written
+#: --engine-warm-s: back-to-back recalls before a run's first timed one (``warm_engine``)
+ENGINE_WARM_S = 30.0
 PAUSE_S = 0.2  # recall_walk_paced: the process idle between recalls, as a chat's turns leave it
 #: recall_walk_lean: well under half the ranking work of the defaults (50 candidates a search
 #: and label, 10 anchors): how fast recall gets here whatever its settings
@@ -517,6 +522,30 @@ def warm(g: LiquidGraph, ns: str, queries: list[str], mode: str = "walk") -> lis
     return queries[WARMUP:]
 
 
+def warm_engine(
+    g: LiquidGraph, ns: str, more: Callable[[int], list[str]], seconds: float, block_s: float = 5.0
+) -> dict[str, Any]:
+    """Recall back to back (walk, trace on) for ``seconds`` (whole blocks of ``block_s``)
+    before a run's first timed recall, ``more(k)`` giving new queries. A just-started
+    engine's JVM compiles its hot paths over the first ~20 s of recalls: at 100k on Neo4j
+    its compiler threads took 2-3.4 of every 5 s of CPU on 2 cores, and recall's p95 was
+    48-62 ms there against 31-35 after; 50 recalls (``WARMUP``) timed that compile, not a
+    live store. Each block's p50 / p95 is
+    kept: the figures of a process that meets a just-started engine."""
+    hnsw_ready(g, ns, more(1)[0])
+    blocks: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    with tqdm(total=seconds, desc="engine warm-up", unit="s", leave=False) as bar:
+        while (t := time.perf_counter() - start) < seconds:
+            lat: list[float] = []
+            while time.perf_counter() - start < t + block_s:
+                lat += [recall_ms(g, ns, q) for q in more(10)]
+            blocks.append({"from_s": round(t, 1), **latency(lat)})
+            bar.update(min(seconds, time.perf_counter() - start) - bar.n)
+    g.flush()
+    return {"seconds": seconds, "recalls": sum(b["queries"] for b in blocks), "blocks": blocks}
+
+
 def recall_ms(g: LiquidGraph, ns: str, query: str, **how: Any) -> float:
     """One ``recall(ns, query, k=10, **how)``, timed (ms, query embedding included)."""
     t0 = time.perf_counter()
@@ -864,6 +893,9 @@ def measure(
     for key, step in steps:  # a failing step is recorded; the others still run
         if args.only and key not in args.only:
             continue
+        if key.startswith("recall_") and args.engine_warm_s > 0 and "engine_warmup" not in res:
+            more = functools.partial(gen.queries, taken=taken)
+            res["engine_warmup"] = warm_engine(g, ns, more, args.engine_warm_s)
         try:
             res[key] = step()
         except Exception as e:
@@ -906,6 +938,11 @@ def display(r: dict[str, Any]) -> dict[str, str]:
     if (ag := r.get("hnsw_agreement")) and ag.get("hnsw"):
         out["  HNSW vs exact: top-10 overlap walk / vector"] = (
             f"{ag['walk_top10_overlap']:.3f} / {ag['vector_top10_overlap']:.3f}"
+        )
+    if warmup := r.get("engine_warmup"):
+        first, last = warmup["blocks"][0], warmup["blocks"][-1]
+        out[f"engine warm-up, {warmup['seconds']:.0f} s: first / last 5 s p95 (ms)"] = (
+            f"{first['p95_ms']:.1f} / {last['p95_ms']:.1f}"
         )
     if (made := r.get("recall_walk_engine", {}).get("engine_indexes_made_s")) is not None:
         out["engine's vector / full-text indexes made (s)"] = f"{made:.1f}"
@@ -997,6 +1034,14 @@ def main() -> None:
     ap.add_argument("--age-days", type=float, default=30.0, help="clock advance, 2nd maintain")
     ap.add_argument("--heap", default="4g", help="JVM heap of the embedded ArcadeDB")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument(
+        "--engine-warm-s",
+        type=float,
+        default=ENGINE_WARM_S,
+        help="recall back to back this long before the first timed recall, so that the "
+        "engine's JIT has compiled its hot paths (0: not at all; each step still warms with "
+        f"{WARMUP} recalls)",
+    )
     ap.add_argument(
         "--assoc-edges",
         type=int,
