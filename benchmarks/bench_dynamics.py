@@ -17,7 +17,7 @@ generator's vocabulary, hashed random ones for other words, plus a per-text jitt
 store's own cost is what the fill measures (~150-380 memories/s on 2 cores; a kept store's
 fill cut short goes on where it stopped when run again). Then, with the real default embedder:
   - the query embedding alone (p50/p95), the floor of a recall;
-  - before the first timed recall, ``--engine-warm-s`` (30) of recalls back to back: the
+  - before the first timed recall, ``--engine-warm-s`` (60) of recalls back to back: the
     engine's JIT compiles its hot paths (its p50/p95 in 5 s blocks, a cold engine's figures);
   - recall latency p50/p95 (ms, query embedding included) of ``recall(ns, q, k=10)`` in
     mode "walk" and "vector" over distinct, uncached queries (fire=True, the default),
@@ -75,7 +75,7 @@ STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement
          "maintain_small_beside", "graph_after")  # fmt: skip
 WARMUP = 50  # recalls before each step's timing: its own paths warm, its traces written
 #: --engine-warm-s: back-to-back recalls before a run's first timed one (``warm_engine``)
-ENGINE_WARM_S = 30.0
+ENGINE_WARM_S = 60.0
 PAUSE_S = 0.2  # recall_walk_paced: the process idle between recalls, as a chat's turns leave it
 #: recall_walk_lean: well under half the ranking work of the defaults (50 candidates a search
 #: and label, 10 anchors): how fast recall gets here whatever its settings
@@ -527,10 +527,10 @@ def warm_engine(
 ) -> dict[str, Any]:
     """Recall back to back (walk, trace on) for ``seconds`` (whole blocks of ``block_s``)
     before a run's first timed recall, ``more(k)`` giving new queries. A just-started
-    engine's JVM compiles its hot paths over the first ~20 s of recalls: at 100k on Neo4j
-    its compiler threads took 2-3.4 of every 5 s of CPU on 2 cores, and recall's p95 was
-    48-62 ms there against 31-35 after; 50 recalls (``WARMUP``) timed that compile, not a
-    live store. Each block's p50 / p95 is
+    engine's JVM compiles its hot paths over its first 20-30 s of recalls: at 100k on Neo4j
+    its compiler threads took 2-3.4 of every 5 s of CPU on 2 cores meanwhile, and recall's
+    p95 fell from 143 ms in the first 5 s to 42-52 after 20 s; 50 recalls (``WARMUP``)
+    timed that compile, not a live store. Each block's p50 / p95 is
     kept: the figures of a process that meets a just-started engine."""
     hnsw_ready(g, ns, more(1)[0])
     blocks: list[dict[str, Any]] = []
