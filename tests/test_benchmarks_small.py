@@ -150,6 +150,27 @@ def test_a_dynamics_fill_cut_short_goes_on_to_the_same_graph(graph, ns, tmp_path
         graph.forget_namespace(name)
 
 
+def test_the_engine_warm_up_recalls_new_queries_in_blocks_for_its_time(graph, ns):
+    """bench_dynamics' warm-up before the first timed recall: back to back for at least its
+    seconds, in whole blocks, each query new (a cached embedding would not warm the path)."""
+    from bench_dynamics import SynthMemory, warm_engine
+
+    graph.add_episodes(ns, [f"Sam walked the dog to the park on day {i}" for i in range(30)])
+    gen, taken, asked = SynthMemory(600, 3), set(), []
+
+    def more(k: int) -> list[str]:
+        asked.extend(got := gen.queries(k, taken))
+        return got
+
+    out = warm_engine(graph, ns, more, seconds=0.6, block_s=0.2)
+    blocks = out["blocks"]
+    assert len(blocks) >= 2
+    assert out["wall_s"] >= 0.6 and all(b["from_s"] < 0.6 for b in blocks)
+    assert all(b["queries"] > 0 and b["p95_ms"] >= b["p50_ms"] > 0 for b in blocks)
+    assert out["recalls"] == sum(b["queries"] for b in blocks) == len(asked) - 1  # 1: ready
+    assert len(set(asked)) == len(asked)
+
+
 @pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
 def test_ingest_benchmark_replays_what_the_model_embedded(graph):
     """bench_ingest on the first sessions of conv-26, twice: each ingest starts with an
