@@ -535,7 +535,8 @@ def warm_engine(
     hnsw_ready(g, ns, more(1)[0])
     blocks: list[dict[str, Any]] = []
     start = time.perf_counter()
-    with tqdm(total=seconds, desc="engine warm-up", unit="s", leave=False) as bar:
+    fmt = "{desc}: {bar} {n:.0f}/{total:.0f} s"
+    with tqdm(total=seconds, desc="engine warm-up", bar_format=fmt, leave=False) as bar:
         while (t := time.perf_counter() - start) < seconds:
             lat: list[float] = []
             while time.perf_counter() - start < t + block_s:
