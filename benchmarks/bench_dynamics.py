@@ -527,11 +527,11 @@ def warm_engine(
 ) -> dict[str, Any]:
     """Recall back to back (walk, trace on) for ``seconds`` (whole blocks of ``block_s``)
     before a run's first timed recall, ``more(k)`` giving new queries. A just-started
-    engine's JVM compiles its hot paths over its first 20-30 s of recalls: at 100k on Neo4j
+    engine's JVM compiles its hot paths over its first 20-60 s of recalls: at 100k on Neo4j
     its compiler threads took 2-3.4 of every 5 s of CPU on 2 cores meanwhile, and recall's
-    p95 fell from 143 ms in the first 5 s to 42-52 after 20 s; 50 recalls (``WARMUP``)
-    timed that compile, not a live store. Each block's p50 / p95 is
-    kept: the figures of a process that meets a just-started engine."""
+    p95 fell from 118-143 ms in the first 5 s to 38-52 after 20 s; 50 recalls (``WARMUP``)
+    timed that compile, not a live store. Each block's p50 / p95 is kept: the figures of a
+    process that meets a just-started engine."""
     hnsw_ready(g, ns, more(1)[0])
     blocks: list[dict[str, Any]] = []
     start = time.perf_counter()
