@@ -119,6 +119,54 @@ def test_co_fired_memories_without_an_edge_get_one(graph, ns):
     assert _stored(graph, ns, y)["edges_at"] == 5.0
 
 
+def test_rows_of_one_statement_leave_the_graph_as_the_rows_one_by_one_would(graph, ns):
+    """A recall's traces go in one hebbian_update statement, each row as it would be alone
+    (graph_db/plasticity.py): the same rows in one statement and one statement each leave the
+    same edges and memories (each its last firing's time; as a source, its earliest expiry)."""
+    args = {"eta": 0.4, "decay": 0.01, "hold": 1.0, "w_perm": 0.95, "w_min": 0.02}
+    left = {}
+    for side in ("together", "one by one"):
+        space = f"{ns}-{side.replace(' ', '-')}"
+        ids = _episodes(graph, space, "abcd")
+        _clear_assoc(graph, space)
+        a, b, c, d = rank = sorted(ids.values())  # named by rank: the edges run low to high
+        name = dict(zip(rank, "abcd", strict=True))
+        _link(graph, space, [(a, b, 0.9, False), (a, c, 0.05, False)])
+        with graph.backend.driver.session(database=graph.backend.database) as s:
+            s.run("MATCH (m:Episode {ns: $ns}) SET m.expire_at = null", ns=space).consume()
+        rows = [
+            {"a": a, "b": b, "u": 1.0, "now": 5.0},
+            {"a": c, "b": a, "u": 0.5, "now": 6.0},
+            {"a": b, "b": d, "u": 1.0, "now": 7.0},
+            {"a": a, "b": d, "u": 0.2, "now": 8.0},
+        ]
+        if side == "together":
+            out = graph.backend.write("hebbian_update", ns=space, rows=rows, **args)
+        else:
+            write = graph.backend.write
+            out = [r for row in rows for r in write("hebbian_update", ns=space, rows=[row], **args)]
+        stored = _stored_many(graph, space, rank)
+        left[side] = (
+            [{**r, "a": name[r["a"]], "b": name[r["b"]]} for r in out],
+            {
+                name[m]: {k: stored[m][k] for k in ("vitals_due", "edges_at", "expire_at")}
+                for m in rank
+            },
+            {frozenset(map(name.get, pair)): e for pair, e in _weights(graph, space).items()},
+        )
+    assert left["together"] == left["one by one"]
+    returned, memories, edges = left["together"]
+    assert [(r["a"], r["b"]) for r in returned] == [("a", "b"), ("c", "a"), ("b", "d"), ("a", "d")]
+    assert {m: v["vitals_due"] for m, v in memories.items()} == {
+        "a": 8.0,
+        "b": 7.0,
+        "c": 6.0,
+        "d": 8.0,
+    }
+    assert memories["a"]["expire_at"] is not None and memories["d"]["expire_at"] is None
+    assert edges[frozenset("ab")]["fired_count"] == 1 and len(edges) == 4
+
+
 def test_prune_deletes_weak_edges_but_never_permanent_ones(graph, ns):
     ids = _episodes(graph, ns, "abcd")
     _clear_assoc(graph, ns)
