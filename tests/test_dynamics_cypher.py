@@ -154,6 +154,8 @@ def test_rows_of_one_statement_leave_the_graph_as_the_rows_one_by_one_would(grap
             },
             {frozenset(map(name.get, pair)): e for pair, e in _weights(graph, space).items()},
         )
+    for side in left:
+        graph.forget_namespace(f"{ns}-{side.replace(' ', '-')}")
     assert left["together"] == left["one by one"]
     returned, memories, edges = left["together"]
     assert [(r["a"], r["b"]) for r in returned] == [("a", "b"), ("c", "a"), ("b", "d"), ("a", "d")]
