@@ -124,9 +124,9 @@ def test_rows_of_one_statement_leave_the_graph_as_the_rows_one_by_one_would(grap
     (graph_db/plasticity.py): the same rows in one statement and one statement each leave the
     same edges and memories (each its last firing's time; as a source, its earliest expiry)."""
     args = {"eta": 0.4, "decay": 0.01, "hold": 1.0, "w_perm": 0.95, "w_min": 0.02}
+    spaces = {side: f"{ns}-{side.replace(' ', '-')}" for side in ("together", "one by one")}
     left = {}
-    for side in ("together", "one by one"):
-        space = f"{ns}-{side.replace(' ', '-')}"
+    for side, space in spaces.items():
         ids = _episodes(graph, space, "abcd")
         _clear_assoc(graph, space)
         a, b, c, d = rank = sorted(ids.values())  # named by rank: the edges run low to high
@@ -154,8 +154,8 @@ def test_rows_of_one_statement_leave_the_graph_as_the_rows_one_by_one_would(grap
             },
             {frozenset(map(name.get, pair)): e for pair, e in _weights(graph, space).items()},
         )
-    for side in left:
-        graph.forget_namespace(f"{ns}-{side.replace(' ', '-')}")
+    for space in spaces.values():
+        graph.forget_namespace(space)
     assert left["together"] == left["one by one"]
     returned, memories, edges = left["together"]
     assert [(r["a"], r["b"]) for r in returned] == [("a", "b"), ("c", "a"), ("b", "d"), ("a", "d")]
