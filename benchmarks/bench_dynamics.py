@@ -631,25 +631,43 @@ def time_recall_index_on_off(g: LiquidGraph, ns: str, queries: list[str]) -> dic
 
 
 def time_recall_trace_on_off(
-    g: LiquidGraph, ns: str, queries: list[str], block: int = 25
+    g: LiquidGraph,
+    ns: str,
+    queries: list[str],
+    engine_cpu: Callable[[], float | None],
+    block: int = 25,
 ) -> dict[str, Any]:
     """Recall (walk) leaving its trace (``fire=True``, as ``recall_walk``) and without it,
     in alternating blocks of ``block`` queries: how much of the latency is the background
     writes' (they take the engine's and the process's cores beside the recalls). Each traced
-    block is flushed before the next (untimed): an untraced block runs with nothing queued."""
+    block is flushed before the next (untimed): an untraced block runs with nothing queued.
+    And what a recall costs in CPU either way, its trace's writes included (the block's
+    flush counted in it): the engine's (``engine_cpu()``, seconds so far; None: a server
+    elsewhere) and this process's, all threads (the query embedding, the trace's writer)."""
     timed = warm(g, ns, queries)
     lat: dict[bool, list[float]] = {True: [], False: []}
-    for i, q in enumerate(tqdm(timed, desc="recall walk, trace on/off", leave=False)):
-        fire = (i // block) % 2 == 0
-        lat[fire].append(recall_ms(g, ns, q, fire=fire))
-        if (i + 1) % block == 0:
-            g.flush()
-    g.flush()
-    return {
-        "block": block,
-        "trace_on": latency(lat[True]),
-        "trace_off": latency(lat[False]),
-    }
+    cpu: dict[bool, list[float]] = {True: [0.0, 0.0], False: [0.0, 0.0]}  # engine, process
+    blocks = [timed[i : i + block] for i in range(0, len(timed), block)]
+    for i, some in enumerate(tqdm(blocks, desc="recall walk, trace on/off", leave=False)):
+        fire = i % 2 == 0
+        engine0, process0 = engine_cpu(), time.process_time()
+        lat[fire] += [recall_ms(g, ns, q, fire=fire) for q in some]
+        g.flush()
+        engine1 = engine_cpu()
+        if engine0 is not None and engine1 is not None:
+            cpu[fire][0] += engine1 - engine0
+        cpu[fire][1] += time.process_time() - process0
+
+    def side(fire: bool) -> dict[str, Any]:
+        n = max(len(lat[fire]), 1)
+        engine = None if engine_cpu() is None else cpu[fire][0] * 1000 / n
+        return {
+            **latency(lat[fire]),
+            "engine_cpu_ms": engine,
+            "process_cpu_ms": cpu[fire][1] * 1000 / n,
+        }
+
+    return {"block": block, "trace_on": side(True), "trace_off": side(False)}
 
 
 def time_recall_paced(
@@ -841,7 +859,7 @@ def run_size(
                 res["graph"] = graph_counts(g, ns)
                 res["entity_degrees"] = degree_profile(g, ns)
                 if not args.fill_only:
-                    measure(g, ns, n, gen, real, args, res, log)
+                    measure(g, ns, n, gen, real, args, res, log, engine.cpu_s)
                 if engine.external and kept is None:
                     g.forget_namespace(ns)
     finally:
@@ -859,8 +877,10 @@ def measure(
     args: argparse.Namespace,
     res: dict[str, Any],
     log: Any,
+    engine_cpu: Callable[[], float | None],
 ) -> None:
-    """Time recall and maintenance on the filled store (into ``res``)."""
+    """Time recall and maintenance on the filled store (into ``res``; ``engine_cpu``: the
+    engine process's CPU seconds so far, None when it runs elsewhere)."""
     g.embedder = real  # queries are embedded by the real default embedder
     taken: set[str] = set()
     per_mode = (args.queries or (200 if n >= 10_000 else 50)) + WARMUP
@@ -876,7 +896,7 @@ def measure(
         ],
         (
             "recall_walk_trace",
-            lambda: time_recall_trace_on_off(g, ns, gen.queries(per_mode, taken)),
+            lambda: time_recall_trace_on_off(g, ns, gen.queries(per_mode, taken), engine_cpu),
         ),
         (  # half the timed recalls of the others: each waits PAUSE_S first
             "recall_walk_paced",
@@ -959,6 +979,13 @@ def display(r: dict[str, Any]) -> dict[str, str]:
             for side in sides:
                 name = side.replace("_", " ")
                 out[f"recall walk, {how.format(**rec)}, {name} p50 / p95 (ms)"] = _ms(rec[side])
+    if (rec := r.get("recall_walk_trace")) and "process_cpu_ms" in rec["trace_on"]:
+        on, off = rec["trace_on"], rec["trace_off"]  # (the JSONs of earlier runs have none)
+        engine = "-" if on["engine_cpu_ms"] is None else (
+            f"{on['engine_cpu_ms']:.1f} vs {off['engine_cpu_ms']:.1f}")  # fmt: skip
+        out["  CPU a recall, trace on vs off: engine / this process (ms)"] = (
+            f"{engine} / {on['process_cpu_ms']:.1f} vs {off['process_cpu_ms']:.1f}"
+        )
     if rec := r.get("recall_walk_paced"):
         out[f"recall walk, {rec['pause_ms']:.0f} ms apart, p50 / p95 (ms)"] = _ms(rec)
     if rec := r.get("recall_walk_lean"):

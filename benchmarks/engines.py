@@ -20,8 +20,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -69,6 +69,22 @@ class Engine:
     #: folders holding the store's files (None: a server elsewhere, not measured)
     store_dirs: dict[str, Path] | None = None
     external: bool = False
+    #: the engine's process id while it runs (None: a server elsewhere, or not running)
+    pid: Callable[[], int | None] = lambda: None
+
+    def cpu_s(self) -> float | None:
+        """CPU seconds the engine's process has used (user + system, all its threads; None:
+        not measurable here). A recall's own wait hides what it costs the engine: work
+        left behind (the trace's writes) takes the cores of the recalls that follow."""
+        import psutil
+
+        pid = self.pid()
+        if pid is None:
+            return None
+        with suppress(psutil.Error):
+            times = psutil.Process(pid).cpu_times()
+            return times.user + times.system
+        return None
 
     def disk_bytes(self) -> dict[str, int] | None:
         """Bytes on disk per folder of the store. Call it after the ``running`` block: a
@@ -118,7 +134,7 @@ def running(name: str, home: Path, args: argparse.Namespace, **over: Any) -> Ite
             version = "?"
         info = {"engine": "arcadedb", "version": version, "heap": settings.arcadedb_heap}
         db = home / "arcadedb" / "databases" / settings.arcadedb_database
-        yield Engine(name, settings, info, {"store": db})
+        yield Engine(name, settings, info, {"store": db}, pid=lambda: _engine_pid(home))
         return
     if name != "neo4j":
         raise ValueError(f"unknown engine {name!r}: one of {', '.join(ENGINES)}")
@@ -143,6 +159,14 @@ def running(name: str, home: Path, args: argparse.Namespace, **over: Any) -> Ite
         data = home / "server" / "data"
         dirs = {"store": data / "databases" / settings.neo4j_database,
                 "tx_logs": data / "transactions" / settings.neo4j_database}  # fmt: skip
-        yield Engine(name, settings, info, dirs)
+        yield Engine(name, settings, info, dirs, pid=lambda: server.pid)
     finally:
         server.stop()
+
+
+def _engine_pid(home: Path) -> int | None:
+    """The pid of the embedded engine serving ``home`` (it starts with the first client)."""
+    from graph_db.backends.engine import running as serving
+
+    endpoint = serving(home)
+    return None if endpoint is None else endpoint.pid
