@@ -134,7 +134,7 @@ def running(name: str, home: Path, args: argparse.Namespace, **over: Any) -> Ite
             version = "?"
         info = {"engine": "arcadedb", "version": version, "heap": settings.arcadedb_heap}
         db = home / "arcadedb" / "databases" / settings.arcadedb_database
-        yield Engine(name, settings, info, {"store": db}, pid=lambda: _engine_pid(home))
+        yield Engine(name, settings, info, {"store": db}, pid=lambda: embedded_pid(home))
         return
     if name != "neo4j":
         raise ValueError(f"unknown engine {name!r}: one of {', '.join(ENGINES)}")
@@ -164,7 +164,7 @@ def running(name: str, home: Path, args: argparse.Namespace, **over: Any) -> Ite
         server.stop()
 
 
-def _engine_pid(home: Path) -> int | None:
+def embedded_pid(home: Path) -> int | None:
     """The pid of the embedded engine serving ``home`` (it starts with the first client)."""
     from graph_db.backends.engine import running as serving
 

@@ -179,7 +179,7 @@ def test_the_trace_blocks_count_what_a_recall_costs_the_engine_and_the_process(g
     from conftest import _NEO4J
 
     if graph.settings.neo4j_uri is None:
-        pid = engines._engine_pid(Path(graph.settings.home))
+        pid = engines.embedded_pid(Path(graph.settings.home))
     elif _NEO4J.server is None:
         pytest.skip("Neo4j runs elsewhere (MAGS_NEO4J_URI): its CPU is not visible here")
     else:
