@@ -647,6 +647,7 @@ def time_recall_trace_on_off(
     timed = warm(g, ns, queries)
     lat: dict[bool, list[float]] = {True: [], False: []}
     cpu: dict[bool, list[float]] = {True: [0.0, 0.0], False: [0.0, 0.0]}  # engine, process
+    seen = engine_cpu() is not None  # the engine's process is on this machine
     blocks = [timed[i : i + block] for i in range(0, len(timed), block)]
     for i, some in enumerate(tqdm(blocks, desc="recall walk, trace on/off", leave=False)):
         fire = i % 2 == 0
@@ -660,7 +661,7 @@ def time_recall_trace_on_off(
 
     def side(fire: bool) -> dict[str, Any]:
         n = max(len(lat[fire]), 1)
-        engine = None if engine_cpu() is None else cpu[fire][0] * 1000 / n
+        engine = cpu[fire][0] * 1000 / n if seen else None
         return {
             **latency(lat[fire]),
             "engine_cpu_ms": engine,
