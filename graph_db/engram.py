@@ -26,6 +26,7 @@ from graph_db.embeddings import Embedder, check_vectors
 from graph_db.errors import InvalidInputError, NotFoundError
 from graph_db.linking import attention_weights, chain_diff
 from graph_db.models import EpisodeIn, FactIn, FactWrite, to_epoch
+from graph_db.read_index import ReadIndex
 from graph_db.reconcile import (
     Adjudicator,
     Cardinality,
@@ -55,6 +56,9 @@ from graph_db.vecpack import LEGACY, pack
 log = logging.getLogger(__name__)
 _seq = itertools.count()
 _DIGITS = re.compile(r"\d+")
+#: how far a cosine taken on float16 vectors (the read index's) may be from the one taken
+#: on the stored float32 ones: 2**-11 relative in each component, 5e-4 for unit vectors
+F16_MARGIN = 2e-3
 
 
 def new_id() -> str:
@@ -510,9 +514,14 @@ class MemoryWriter:
         asks = adjudicator is not None
         predicates = [p[2] for p in prepared]
 
+        objects = [p[3] for p in prepared]
+
         def plan_with(run: Callable[..., list[dict[str, Any]]]) -> Plan:
-            rows = run("facts_current_by_key", ns=ns, keys=keys, with_embedding=True)
+            index = self.searcher.index
+            rows = run("facts_current_by_key", ns=ns, keys=keys, with_embedding=index is None)
             current = _current_by_index(rows)
+            if index is not None:
+                self._current_vectors(index, run, ns, current, vectors, objects)
             infos = self.cardinality.infos(run, ns, predicates)
             return self._reconcile(prepared, vectors, keys, fids, born, judge, asks, current, infos)
 
@@ -700,6 +709,49 @@ class MemoryWriter:
         for predicate in infos:  # every predicate of the batch, merged ones included
             kinds.setdefault(predicate, cardinality(predicate, infos[predicate]))
         return Plan(outcomes, kinds, lessons, stored)
+
+    def _current_vectors(
+        self,
+        index: ReadIndex,
+        run: Callable[..., list[dict[str, Any]]],
+        ns: str,
+        current: dict[int, list[dict[str, Any]]],
+        vectors: np.ndarray,
+        objects: list[str],
+    ) -> None:
+        """Give each current fact its vector (``embedding``) for ``_duplicate_of`` from the
+        read index, not over Bolt: a subject such as the user holds thousands of current
+        facts of one predicate, and every batch with a new one read all their vectors. Held
+        as float16, a vector is off by at most ``F16_MARGIN`` in cosine: one clearly under
+        ``dup_threshold`` for every new fact of its key (``objects``: theirs), or whose
+        object's numbers differ, keeps it; those that may reach it, and those not held, are
+        read as stored, so merges are decided on the same vectors as without the index."""
+        ids = list(dict.fromkeys(r["id"] for rows in current.values() for r in rows))
+        if not ids:
+            return
+        held = index.own_vectors(run, ns, ids)
+        floor = self.settings.dup_threshold - F16_MARGIN
+        stored = {mid for mid in ids if mid not in held}
+        for i, rows in current.items():
+            digits = _DIGITS.findall(objects[i])
+            near = [
+                r["id"] for r in rows
+                if r["id"] in held and _DIGITS.findall(r["object"] or "") == digits
+            ]  # fmt: skip
+            if near:
+                sims = np.stack([held[mid] for mid in near]) @ vectors[i]
+                stored.update(mid for mid, sim in zip(near, sims, strict=True) if sim >= floor)
+        exact: dict[str, Any] = {}
+        if stored:
+            read = run("memory_get", ns=ns, ids=sorted(stored), fields=["id", "embedding"])
+            exact = {r["values"][0]: r["values"][1] for r in read}
+        zero = np.zeros(len(vectors[0]), dtype=np.float32)  # gone since: like no other text
+        for rows in current.values():
+            for r in rows:
+                mid = r["id"]
+                r["embedding"] = exact.get(mid) if mid in stored else held[mid]
+                if r["embedding"] is None:
+                    r["embedding"] = zero
 
     def _duplicate_of(
         self,

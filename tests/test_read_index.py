@@ -6,6 +6,7 @@ alone."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import signal
 import threading
@@ -58,12 +59,13 @@ def _recalled(graph, ns, query, k=5):
 
 @contextmanager
 def counted_reads(graph):
-    """The names of the queries ``graph`` reads through its backend meanwhile, in order."""
-    reads: list[str] = []
+    """The (name, parameters) of the queries ``graph`` reads through its backend meanwhile,
+    in order."""
+    reads: list[tuple[str, dict]] = []
     read = graph.backend.read
 
     def counted(name, **params):
-        reads.append(name)
+        reads.append((name, params))
         return read(name, **params)
 
     graph.backend.read = counted
@@ -71,6 +73,10 @@ def counted_reads(graph):
         yield reads
     finally:
         graph.backend.read = read
+
+
+def _names(reads):
+    return [name for name, _ in reads]
 
 
 @contextmanager
@@ -142,6 +148,46 @@ def test_a_second_process_write_is_seen_by_the_next_recall(graph, ns):
     graph.forget_namespace(ns)
 
 
+MUSEUMS = [f"the {n} museum of Tallinn" for n in range(40)]
+CITIES = ["Seville", "Oslo", "Kyoto", "Quito", "Dakar", "Perth", "Lima", "Riga", "Hanoi", "Cork"]
+CATHEDRALS = [f"the cathedral of {c}" for c in CITIES]
+PLACES = ["the Lebanese place on King Street", "the old harbour of Porto",
+          "the night market in Taipei", *MUSEUMS, *CATHEDRALS]  # fmt: skip
+AGAIN = ["the Lebanese place on King St", "the old harbor of Porto", "Taipei's night market",
+         "the 7 museum of Tallinn", "a lighthouse in Brittany"]  # fmt: skip
+
+
+def _visited(objects, tag):
+    return [{"id": f"{tag}{i}", "subject": "I", "predicate": "visited", "object": o}
+            for i, o in enumerate(objects)]  # fmt: skip
+
+
+def test_a_facts_duplicates_are_found_on_the_indexs_vectors_as_on_the_stores(graph, ns):
+    """Each current fact of the new ones' subject and predicate is compared with them: its
+    vector comes from the index, and from the store only where the index's float16 copy is
+    too close to the threshold to tell (and the numbers in the objects agree: "the 8
+    museum" is never merged into "the 7 museum"). The same merges either way."""
+    done, reads = {}, {}
+    for space, on in ((f"{ns}-on", True), (f"{ns}-off", False)):
+        with contextlib.nullcontext() if on else index_off(graph):
+            graph.add_facts(space, _visited(PLACES, "p"))
+            with counted_reads(graph) as asked:
+                done[on] = graph.add_facts(space, _visited(AGAIN, "a"))
+        reads[on] = (
+            [p["with_embedding"] for n, p in asked if n == "facts_current_by_key"],
+            [p["ids"] for n, p in asked if n == "memory_get" and "embedding" in p["fields"]],
+        )
+        graph.forget_namespace(space)
+    assert done[True] == done[False]
+    assert {"p1", "p2", "p10"} <= {w.id for w in done[True] if w.action == "merged"}
+    assert reads[False] == ([True], [])
+    with_index, embeddings = reads[True]
+    assert with_index == [False] and len(embeddings) == 1
+    # harbor, Taipei's, the 7 museum, maybe King St (0.950): not the other 39 museums, nor
+    # the cathedrals (far from all)
+    assert {"p1", "p2", "p10"} <= set(embeddings[0]) and len(embeddings[0]) <= 4
+
+
 def test_entity_linking_searches_the_index_for_what_any_process_wrote(graph, ns, monkeypatch):
     """A name not known by its key is matched by its vector among the namespace's entities,
     which the read index holds: one this process made, one another process made (caught
@@ -209,7 +255,7 @@ def test_the_rows_recall_ranks_by_are_the_stores_after_every_kind_of_write(graph
     with counted_reads(graph) as reads:
         hits = graph.recall(ns, "where does Lena live", k=4)
     # held (the writes went through it): the version comes with the results, one read
-    assert reads == ["recall_results"]
+    assert _names(reads) == ["recall_results"]
     builds = index.builds
     graph.flush()  # the trace: access times
     graph.reinforce(ns, hits[:2], 1.0)  # importance
@@ -740,16 +786,16 @@ def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wro
     assert _recalled(graph, ns, "where is the spare key", k=1)  # held
     with counted_reads(graph) as reads:
         assert _recalled(graph, ns, "which instrument am I learning", k=1)
-        assert reads == ["recall_results"]
+        assert _names(reads) == ["recall_results"]
         child = write_episode_elsewhere(graph, ns, "The spare key is now in the blue flowerpot")
         assert child.returncode == 0, child.stderr[-2000:]
         new = child.stdout.strip().splitlines()[-1]
         reads.clear()
         assert _recalled(graph, ns, "blue flowerpot spare key", k=1) == [new]
-        assert reads == ["recall_results", "namespace_version", "memory_get"]
+        assert _names(reads) == ["recall_results", "namespace_version", "memory_get"]
         reads.clear()  # caught up on another process's write: searched as held again
         for mode in ("walk", "vector"):
             hits = graph.recall(ns, "blue flowerpot spare key", k=1, mode=mode, fire=False)
             assert [h.memory.id for h in hits] == [new]
-        assert reads == ["recall_results", "recall_results"]
+        assert _names(reads) == ["recall_results", "recall_results"]
     graph.forget_namespace(ns)
