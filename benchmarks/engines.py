@@ -132,7 +132,8 @@ def running(name: str, home: Path, args: argparse.Namespace, **over: Any) -> Ite
             version = metadata.version("arcadedb-embedded")
         except metadata.PackageNotFoundError:
             version = "?"
-        info = {"engine": "arcadedb", "version": version, "heap": settings.arcadedb_heap}
+        info = {"engine": "arcadedb", "version": version, "heap": settings.arcadedb_heap,
+                "page_cache": settings.arcadedb_page_cache}  # fmt: skip
         db = home / "arcadedb" / "databases" / settings.arcadedb_database
         yield Engine(name, settings, info, {"store": db}, pid=lambda: embedded_pid(home))
         return

@@ -52,7 +52,19 @@ class GraphSettings(MagsSettings):
     neo4j_password: SecretStr | None = None
     neo4j_database: str = "neo4j"
     arcadedb_database: str = Field(default="mags", description="Database name inside home.")
-    arcadedb_heap: str = Field(default="2g", description="Max JVM heap of the embedded engine.")
+    arcadedb_heap: str = Field(
+        default="2g",
+        pattern=r"^[1-9][0-9]*[kKmMgG]?$",
+        description="Max JVM heap of the embedded engine (as -Xmx: 2g, 1536m).",
+    )
+    arcadedb_page_cache: float = Field(
+        default=0.45,
+        gt=0,
+        le=0.8,
+        description="Share of the embedded engine's heap that keeps the database's pages "
+        "(ArcadeDB's own default is 0.25; its maintainers advise 0.4-0.5 for a process of its "
+        "own whose database is larger than that, as the engine's is).",
+    )
     join_wait_s: float = Field(
         default=90.0,
         ge=0,

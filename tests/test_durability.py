@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from graph_db import GraphSettings, HomeLockedError, LiquidGraph
+from graph_db import GraphSettings, HomeLockedError, LiquidGraph, SettingsError
 from graph_db.backends.engine import running, status, stop_engine
 from tests.helpers.workers import start_worker, wait_for
 
@@ -170,3 +170,35 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedde
     assert mcp["enabled"] is False
     assert (home / "secrets" / "arcadedb-root").stat().st_mode & 0o077 == 0
     graph.close()
+
+
+def test_the_embedded_engine_keeps_its_share_of_the_heap_for_pages(tmp_path, embedder):
+    """``arcadedb_page_cache``: ArcadeDB's page cache is that share of the engine's heap (its
+    own default is a quarter), read back from the running server."""
+    import base64
+    import http.client
+    import json
+
+    home = tmp_path / "home"
+    settings = GraphSettings(home=home, neo4j_uri=None, arcadedb_heap="1g", arcadedb_page_cache=0.5)
+    with LiquidGraph(settings, embedder=embedder):
+        endpoint = running(home)
+        assert endpoint is not None
+        conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=30)
+        auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
+        conn.request(
+            "GET", "/api/v1/server?mode=default", headers={"Authorization": f"Basic {auth}"}
+        )
+        server = json.loads(conn.getresponse().read())
+        conn.close()
+    assert stop_engine(home)
+    assert server["metrics"]["profiler"]["cacheMax"]["space"] == 512 * 2**20
+
+
+def test_the_page_cache_is_a_share_of_the_heap_however_it_is_written():
+    from graph_db.backends.arcadedb_embedded import page_cache_mb
+
+    assert [page_cache_mb(h, 0.45) for h in ("2g", "2048m", "2097152k", "2147483648")] == [921] * 4
+    assert page_cache_mb("10G", 0.45) == 4608
+    with pytest.raises(SettingsError, match="MAGS_ARCADEDB_HEAP"):
+        GraphSettings(arcadedb_heap="2 GB")

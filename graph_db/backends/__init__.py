@@ -32,7 +32,7 @@ def open_backend(settings: GraphSettings) -> GraphBackend:
 
         client = engine_client(
             settings.home, settings.arcadedb_database, settings.arcadedb_heap,
-            settings.engine_idle_s, settings.join_wait_s,
+            settings.arcadedb_page_cache, settings.engine_idle_s, settings.join_wait_s,
         )  # fmt: skip
 
         def connected(endpoint) -> Driver:

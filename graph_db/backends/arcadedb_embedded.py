@@ -89,14 +89,24 @@ def _write_private(path: Path, text: str) -> None:
     os.chmod(path, 0o600)
 
 
+def page_cache_mb(heap: str, share: float) -> int:
+    """ArcadeDB's page cache (``arcadedb.maxPageRAM``, megabytes) as ``share`` of a JVM
+    heap given as -Xmx takes it (``2g``, ``1536m``, ``1048576k``, bytes)."""
+    unit = {"k": 1 / 1024, "m": 1, "g": 1024}.get(heap[-1].lower())
+    mb = int(heap[:-1]) * unit if unit else int(heap) / 2**20
+    return max(1, int(mb * share))
+
+
 class EmbeddedArcadeDB:
     """The ArcadeDB server of one MAGS home, run by the home's engine process
     (``graph_db.backends.engine``), which holds the home's lock while it runs."""
 
-    def __init__(self, home: Path, database: str, heap: str = "2g") -> None:
+    def __init__(
+        self, home: Path, database: str, heap: str = "2g", page_cache: float = 0.45
+    ) -> None:
         self.home = Path(home).expanduser().resolve()
         self.database = database
-        self.heap = heap
+        self.heap, self.page_cache = heap, page_cache
         self._lock = FileLock(str(self.home / "mags.lock"))
         self._server = None
         self._db = None
@@ -156,7 +166,11 @@ class EmbeddedArcadeDB:
             # the server itself (the JVM's own shutdown on a signal could hang)
             start_jvm(
                 heap_size=self.heap,
-                jvm_args=[f"-Djava.util.logging.config.file={props}", "-Xrs"],
+                jvm_args=[
+                    f"-Djava.util.logging.config.file={props}",
+                    "-Xrs",
+                    f"-Darcadedb.maxPageRAM={page_cache_mb(self.heap, self.page_cache)}",
+                ],
             )
         for attempt in range(_PORT_ATTEMPTS):
             bolt_port, http_port = _free_ports(2)

@@ -139,9 +139,12 @@ class EngineClient:
     """This process's use of one home's engine: joins it or starts it, holds a lease, runs
     the schema statements (SQL, over the engine's loopback HTTP API)."""
 
-    def __init__(self, home: Path, database: str, heap: str, idle_s: float, wait_s: float) -> None:
+    def __init__(
+        self, home: Path, database: str, heap: str, page_cache: float, idle_s: float, wait_s: float
+    ) -> None:
         self.home = Path(home).expanduser().resolve()
-        self.database, self.heap, self.idle_s, self.wait_s = database, heap, idle_s, wait_s
+        self.database, self.heap, self.page_cache = database, heap, page_cache
+        self.idle_s, self.wait_s = idle_s, wait_s
         self.endpoint: Endpoint | None = None
         self._users = 0
         self._mutex = threading.Lock()
@@ -212,7 +215,8 @@ class EngineClient:
         logdir.mkdir(exist_ok=True)
         cmd = [
             sys.executable, "-m", "graph_db.backends.engine", str(self.home),
-            "--database", self.database, "--heap", self.heap, "--idle-s", str(self.idle_s),
+            "--database", self.database, "--heap", self.heap,
+            "--page-cache", str(self.page_cache), "--idle-s", str(self.idle_s),
         ]  # fmt: skip
         with open(logdir / "engine.out", "ab") as out:
             proc = subprocess.Popen(
@@ -292,19 +296,19 @@ _clients_lock = threading.Lock()
 
 
 def engine_client(
-    home: Path, database: str, heap: str, idle_s: float, wait_s: float
+    home: Path, database: str, heap: str, page_cache: float, idle_s: float, wait_s: float
 ) -> EngineClient:
     """This process's client of ``home``'s engine (one per home)."""
     key = Path(home).expanduser().resolve()
     with _clients_lock:
         client = _clients.get(key)
         if client is None or client.database != database:
-            client = _clients[key] = EngineClient(key, database, heap, idle_s, wait_s)
+            client = _clients[key] = EngineClient(key, database, heap, page_cache, idle_s, wait_s)
         return client
 
 
 # -- the engine process --------------------------------------------------------------------
-def serve(home: Path, database: str, heap: str, idle_s: float) -> int:
+def serve(home: Path, database: str, heap: str, page_cache: float, idle_s: float) -> int:
     """Run the engine of ``home`` until stopped (SIGTERM, SIGINT) or idle."""
     home = Path(home).expanduser().resolve()
     (home / "log").mkdir(parents=True, exist_ok=True)
@@ -320,7 +324,7 @@ def serve(home: Path, database: str, heap: str, idle_s: float) -> int:
 
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, stopped_by)
-    server = EmbeddedArcadeDB(home, database, heap)
+    server = EmbeddedArcadeDB(home, database, heap, page_cache)
     try:
         server.start()
     except HomeLockedError as e:
@@ -356,9 +360,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("home", type=Path)
     ap.add_argument("--database", default="mags")
     ap.add_argument("--heap", default="2g")
+    ap.add_argument("--page-cache", type=float, default=0.45)
     ap.add_argument("--idle-s", type=float, default=300.0)
     args = ap.parse_args(argv)
-    sys.exit(serve(args.home, args.database, args.heap, args.idle_s))
+    sys.exit(serve(args.home, args.database, args.heap, args.page_cache, args.idle_s))
 
 
 if __name__ == "__main__":
