@@ -512,9 +512,7 @@ class MemoryWriter:
         fallback = default_adjudicator(self.settings.reconcile_margin)
         judge = fallback if adjudicator is None else _guarded(adjudicator, fallback)
         asks = adjudicator is not None
-        predicates = [p[2] for p in prepared]
-
-        objects = [p[3] for p in prepared]
+        predicates, objects = [p[2] for p in prepared], [p[3] for p in prepared]
 
         def plan_with(run: Callable[..., list[dict[str, Any]]]) -> Plan:
             index = self.searcher.index
