@@ -838,7 +838,10 @@ def run_size(
                 if reuse and engine.external and not g.stats(ns)["nodes"].get("Episode"):
                     reuse = False  # the server's copy was cleared since
                 if reuse:  # the fill is deterministic: a kept store is the same graph
-                    res.update(json.loads((home / "filled").read_text()), reused_store=str(home))
+                    filled = json.loads((home / "filled").read_text())
+                    # the engine that runs now stays ``engine_info``; the fill's is kept apart
+                    filled["fill_engine_info"] = filled.pop("engine_info", None)
+                    res.update(filled, reused_store=str(home))
                     log(f"[{n:,} {engine_name}] reusing the store filled in {home}")
                 else:
                     if engine.external:  # (its namespace may have been cleared meanwhile)

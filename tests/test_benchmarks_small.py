@@ -213,3 +213,29 @@ def test_ingest_benchmark_replays_what_the_model_embedded(graph):
     assert {f"{t['speaker']}: {t['text']}" for t in turns} <= sent
     assert len(got["ingest_s"]) == len(got["model_alone_s"]) == 2
     assert got["turns"] == len(turns) and got["model_within_ingest_s"][1] > 0
+
+
+def test_a_kept_dynamics_store_reports_the_engine_that_measures_it(tmp_path):
+    """Measured on a store it filled earlier, bench_dynamics names the engine as it runs
+    now (``engine_info``) and the fill's apart (``fill_engine_info``): a 1M fill and its
+    measurement may run days and heaps apart."""
+    import json
+    import subprocess
+
+    from graph_db.backends.engine import stop_engine
+
+    def run(heap: str) -> dict:
+        out = tmp_path / f"{heap}.json"
+        cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_dynamics.py"), "--sizes", "300",
+               "--engine", "arcadedb", "--keep", str(tmp_path / "keep"), "--fill-only",
+               "--heap", heap, "--out", str(out)]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert stop_engine(tmp_path / "keep" / "arcadedb" / "300-seed7")
+        return json.loads(out.read_text())["results"][0]
+
+    first, again = run("1g"), run("1536m")
+    assert first["engine_info"]["heap"] == "1g" and "reused_store" not in first
+    assert again["engine_info"]["heap"] == "1536m" and again["reused_store"]
+    assert again["fill_engine_info"] == first["engine_info"]
+    assert again["graph"] == first["graph"]
