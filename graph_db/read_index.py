@@ -683,15 +683,8 @@ class ReadIndex:
         """The own vectors (as held: float16, within 2**-11 of the stored ones in each
         component) of those of ``ids`` the index holds of ``ns`` as the store holds it now
         (``find``'s version check; ``run``: a transaction's own inside one)."""
-        space = self._space(run, ns)
-        with space.lock:
-            held = space.held_vectors(ids)
-        if not held:
-            return {}
-        size = 2 * self.dim  # bytes of a float16 row: the own vector comes first
-        every = np.frombuffer(b"".join(packed[:size] for *_, packed in held), np.float16)
-        every = every.reshape(-1, self.dim).astype(np.float32)
-        return {mid: every[i] for i, (mid, *_) in enumerate(held)}
+        self._space(run, ns)
+        return {mid: vecs["embedding"] for mid, vecs in self.vectors(ns, ids).items()}
 
     def columns(self, ns: str, ids: list[str]) -> tuple[Columns | None, list[str]]:
         """Those of ``ids`` the index holds of ``ns``, in columns (``_Space.columns``; None:

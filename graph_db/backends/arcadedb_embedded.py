@@ -101,9 +101,7 @@ class EmbeddedArcadeDB:
     """The ArcadeDB server of one MAGS home, run by the home's engine process
     (``graph_db.backends.engine``), which holds the home's lock while it runs."""
 
-    def __init__(
-        self, home: Path, database: str, heap: str = "2g", page_cache: float = 0.45
-    ) -> None:
+    def __init__(self, home: Path, database: str, heap: str, page_cache: float) -> None:
         self.home = Path(home).expanduser().resolve()
         self.database = database
         self.heap, self.page_cache = heap, page_cache
