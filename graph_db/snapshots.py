@@ -158,9 +158,14 @@ def import_namespace(
             for i in range(0, len(rows), _BATCH):
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
         for etype, query in _LINK.items():
-            rows = [
-                {"a": e["a"], "b": e["b"], "props": e["props"]} for e in edges if e["type"] == etype
-            ]
+            # one row a pair (the last): link_assoc makes an edge for each pair it finds
+            # without one, and a file may name a pair twice (one liquid edge a pair, any way)
+            pairs = {
+                _pair(etype, e["a"], e["b"]): {"a": e["a"], "b": e["b"], "props": e["props"]}
+                for e in edges
+                if e["type"] == etype
+            }
+            rows = list(pairs.values())
             for i in range(0, len(rows), _BATCH):
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
 
@@ -229,3 +234,8 @@ def _remap(props: dict[str, Any], new: dict[str, str]) -> dict[str, Any]:
     if props.get("source_episode_id") in new:
         out["source_episode_id"] = new[props["source_episode_id"]]
     return out
+
+
+def _pair(etype: str, a: str, b: str) -> tuple[str, str]:
+    """The pair an edge of ``etype`` joins: a liquid edge is one a pair either way."""
+    return (min(a, b), max(a, b)) if etype == "ASSOC" else (a, b)

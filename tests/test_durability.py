@@ -172,27 +172,69 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedde
     graph.close()
 
 
-def test_the_embedded_engine_keeps_its_share_of_the_heap_for_pages(tmp_path, embedder):
-    """``arcadedb_page_cache``: ArcadeDB's page cache is that share of the engine's heap (its
-    own default is a quarter), read back from the running server."""
+def _ask_engine(home: Path, path: str, sql: str | None = None) -> dict:
+    """The running embedded engine's answer over its HTTP API: GET ``path``, or POST the
+    SQL command ``sql`` to it."""
     import base64
     import http.client
     import json
 
+    endpoint = running(home)
+    assert endpoint is not None
+    conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=60)
+    auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
+    headers = {"Authorization": f"Basic {auth}", "Content-Type": "application/json"}
+    body = None if sql is None else json.dumps({"language": "sql", "command": sql})
+    conn.request("GET" if sql is None else "POST", path, body, headers)
+    try:
+        return json.loads(conn.getresponse().read())
+    finally:
+        conn.close()
+
+
+def test_the_embedded_engine_keeps_its_share_of_the_heap_for_pages(tmp_path, embedder):
+    """``arcadedb_page_cache``: ArcadeDB's page cache is that share of the engine's heap (its
+    own default is a quarter), read back from the running server."""
     home = tmp_path / "home"
     settings = GraphSettings(home=home, neo4j_uri=None, arcadedb_heap="1g", arcadedb_page_cache=0.5)
     with LiquidGraph(settings, embedder=embedder):
-        endpoint = running(home)
-        assert endpoint is not None
-        conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=30)
-        auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
-        conn.request(
-            "GET", "/api/v1/server?mode=default", headers={"Authorization": f"Basic {auth}"}
-        )
-        server = json.loads(conn.getresponse().read())
-        conn.close()
+        server = _ask_engine(home, "/api/v1/server?mode=default")
     assert stop_engine(home)
     assert server["metrics"]["profiler"]["cacheMax"]["space"] == 512 * 2**20
+
+
+def test_memories_and_their_liquid_edges_are_stored_whole(tmp_path, embedder):
+    """The write path gives ArcadeDB each memory and liquid edge with its properties, and
+    later writes (links in the same transaction, a recall's trace) keep their size: a record
+    made empty and grown is split over pages, and every read and update of it then loads
+    two or more (at 1M memories, each growth also made the engine scan for free space)."""
+    home = tmp_path / "home"
+    settings = GraphSettings(home=home, neo4j_uri=None)
+    turns = [f"turn {i}: I walked the dog to the {place} park" for i, place in
+             enumerate(["north", "south", "river", "harbour", "castle", "old"] * 5)]  # fmt: skip
+    with LiquidGraph(settings, embedder=embedder) as g:
+        g.add_episodes("u", turns[:15])
+        g.add_episodes("u", turns[15:])  # linked to the stored ones
+        g.add_facts(
+            "u",
+            [
+                {"subject": "I", "predicate": "walk", "object": "the dog"},
+                {"subject": "the dog", "predicate": "likes", "object": "the river park"},
+            ],
+        )
+        assert g.stats("u")["edges"]["ASSOC"]["count"] > 0
+        written = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
+                   for t in ("Episode", "Fact", "ASSOC")}  # fmt: skip
+        for query in ("dog park", "river", "castle walk"):
+            g.recall("u", query)
+        g.flush()  # the traces: access counts and times, co-firing of linked memories
+        traced = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
+                  for t in ("Episode", "Fact")}  # fmt: skip
+    assert stop_engine(home)
+    split = {t: r["result"][0]["totalMultiPageRecords"] for t, r in written.items()}
+    assert split == {"Episode": 0, "Fact": 0, "ASSOC": 0}
+    assert {t: r["result"][0]["totalMultiPageRecords"] for t, r in traced.items()} == {
+        "Episode": 0, "Fact": 0}  # fmt: skip
 
 
 def test_the_page_cache_is_a_share_of_the_heap_however_it_is_written():

@@ -90,6 +90,25 @@ def test_broken_snapshots_are_refused_and_change_nothing(graph, ns, tmp_path):
     assert state(graph, ns) == before
 
 
+def test_a_liquid_edge_named_twice_in_a_file_is_restored_once(graph, ns, tmp_path):
+    """Each new pair gets an edge of its own in one statement (link_assoc): a file that
+    names a pair twice, either way round, must not make two."""
+    populate(graph, ns)
+    before = state(graph, ns)
+    good = graph.export(ns, tmp_path / "snap.jsonl.gz")
+    with gzip.open(good, "rt") as f:
+        lines = [json.loads(line) for line in f]
+    assoc = [x for x in lines if x.get("kind") == "edge" and x["type"] == "ASSOC"]
+    assert assoc  # populate links its memories
+    twice = [{**x, "a": x["b"], "b": x["a"]} for x in assoc]
+    lines[0]["edges"] += len(twice)
+    doubled = tmp_path / "doubled.jsonl.gz"
+    with gzip.open(doubled, "wt") as f:
+        f.write("".join(json.dumps(x) + "\n" for x in [*lines, *twice]))
+    graph.restore(doubled, replace=True)
+    assert state(graph, ns) == before
+
+
 # -- across engines ------------------------------------------------------------------------
 DAY = 86_400.0
 T0 = 1_700_000_000.0  # 2023-11-14: event times of the filled namespace

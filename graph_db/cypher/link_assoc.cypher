@@ -19,7 +19,15 @@ OPTIONAL MATCH (fb:Fact {id: hi})
 WHERE fb.ns = $ns
 WITH r, a, coalesce(eb, fb) AS b, coalesce(r.props.created_at, r.props.w_at, 0.0) AS t
 WHERE a IS NOT NULL AND b IS NOT NULL
-MERGE (a)-[x:ASSOC]->(b)
+// a new edge is made with its properties (ArcadeDB then writes it whole, not grown by SET:
+// see episodes_create); the rows name each pair once
+OPTIONAL MATCH (a)-[old:ASSOC]->(b)
+FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
+  CREATE (a)-[:ASSOC {w: r.props.w, w_at: r.props.w_at, fired_at: r.props.fired_at,
+                      fired_count: r.props.fired_count, permanent: r.props.permanent,
+                      created_at: r.props.created_at}]->(b))
+WITH r, a, b, t
+MATCH (a)-[x:ASSOC]->(b)
 SET x += r.props,
     a.vitals_due = CASE WHEN a.vitals_due <= t THEN a.vitals_due ELSE t END,
     b.vitals_due = CASE WHEN b.vitals_due <= t THEN b.vitals_due ELSE t END,
