@@ -68,11 +68,17 @@ class Plasticity:
         return {"eta": s.hebbian_eta, "w_perm": s.w_perm, "w_min": s.w_min, **decay}
 
     def hebbian(self, ns: str, pairs: Sequence[tuple[str, str, float]], now: float) -> list[dict]:
-        """Apply the Hebbian rule to each (a, b, usefulness); an absent edge is created."""
-        return self.backend.write_tx(lambda tx: self._fire(tx, ns, _rows(pairs, now)))
+        """Apply the Hebbian rule to each (a, b, usefulness) in turn; an absent edge is
+        created. A pair named again goes to the next statement (``_rounds``)."""
+        runs = _rounds([[row] for row in _rows(pairs, now)])
+        return self.backend.write_tx(
+            lambda tx: [x for rows in runs for x in self._fire(tx, ns, rows)]
+        )
 
     def _fire(self, tx: Tx, ns: str, rows: list[dict]) -> list[dict]:
-        """``hebbian_update`` over ``rows`` (a, b, u, now), in their order."""
+        """``hebbian_update`` over ``rows`` (a, b, u, now), in their order; no pair twice (a
+        new pair's edge is made by OPTIONAL MATCH and CREATE, and an engine may read all
+        rows before it writes any: Neo4j's eager plans)."""
         return tx.run("hebbian_update", ns=ns, rows=rows, **self._params()) if rows else []
 
     def after_recall(self, ns: str, anchors: Sequence[str], returned: Sequence[str]) -> None:

@@ -334,6 +334,23 @@ def test_reinforce_strengthens_the_path_of_a_useful_memory(graph, ns):
     assert set(ids) >= {step.source, step.target}
 
 
+def test_a_pair_named_twice_in_one_reinforcement_gets_one_edge_fired_twice(graph, ns):
+    """The walked step and the co-use of its two ends name one new pair twice: one edge is
+    made (not one per naming) and the rule applies to it twice, in turn."""
+    ids = _turns(graph, ns, [("a", "quasar telescope night"), ("b", "yes, I saw it too")])
+    _clear_assoc(graph, ns)
+    with _recall_settings(graph, recall_candidates=1):
+        hits = graph.recall(ns, "quasar telescope night", k=2, fire=False)
+    (walked,) = [h for h in hits if h.path]
+    step = walked.path[-1]
+    graph.reinforce(ns, [walked, step.source], 1.0)
+    eta = graph.settings.hebbian_eta
+    assert graph.stats(ns)["edges"]["ASSOC"]["count"] == 1
+    edge = _weights(graph, ns)[frozenset((step.source, step.target))]
+    assert edge["w"] == pytest.approx(eta + eta * (1 - eta))
+    assert set(ids) == {step.source, step.target}
+
+
 # -- maintenance -------------------------------------------------------------------------
 def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, ns):
     ids = _turns(graph, ns, [("x", f"note {n}") for n in "abcdef"])

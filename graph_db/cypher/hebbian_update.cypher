@@ -22,13 +22,21 @@ OPTIONAL MATCH (fb:Fact {id: hi})
 WHERE fb.ns = $ns
 WITH r, a, coalesce(eb, fb) AS b
 WHERE a IS NOT NULL AND b IS NOT NULL
-MERGE (a)-[x:ASSOC]->(b)
-ON CREATE SET x.w = 0.0, x.w_at = r.now, x.fired_count = 0, x.permanent = false,
-              x.created_at = r.now
-WITH r, a, b, x, coalesce(x.w_at, r.now) AS w_at, coalesce(x.fired_at, x.w_at, r.now) + $hold AS held
-WITH r, a, b, x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
+// a new edge (w 0 before this firing) is made with its properties, the weight it is about to
+// get standing in for w (ArcadeDB then writes it whole, not grown by SET: see
+// episodes_create); the rows of one statement name each pair once (graph_db/plasticity.py)
+OPTIONAL MATCH (a)-[old:ASSOC]->(b)
+FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
+  CREATE (a)-[:ASSOC {w: $eta * r.u, w_at: r.now, fired_at: r.now, fired_count: 0,
+                      permanent: false, created_at: r.now}]->(b))
+WITH r, a, b, old IS NULL AS made
+MATCH (a)-[x:ASSOC]->(b)
+WITH r, a, b, x, made, coalesce(x.w_at, r.now) AS w_at,
+     coalesce(x.fired_at, x.w_at, r.now) + $hold AS held
+WITH r, a, b, x, made, CASE WHEN w_at > held THEN w_at ELSE held END AS start
 WITH r, a, b, x,
-     CASE WHEN coalesce(x.permanent, false) OR r.now <= start THEN x.w
+     CASE WHEN made THEN 0.0
+          WHEN coalesce(x.permanent, false) OR r.now <= start THEN x.w
           ELSE x.w * exp(-$decay * (r.now - start)) END AS w_eff
 WITH r, a, b, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
 SET x.w = w_new,
