@@ -155,6 +155,8 @@ def import_namespace(
                 for n in nodes
                 if n["label"] == label
             ]
+            if label != "Entity":  # a memory's properties beyond the write path's
+                rows = [{**row, "more": row} for row in rows]
             for i in range(0, len(rows), _BATCH):
                 tx.run(query, ns=target, rows=rows[i : i + _BATCH])
         for etype, query in _LINK.items():

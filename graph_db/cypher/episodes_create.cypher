@@ -4,8 +4,8 @@
 // edges_at and expire_at (a lower bound: its creation) that its links set in the same
 // transaction: ArcadeDB writes the record whole, where one made empty and grown by SET
 // is split over pages (every later read and update of it then touches two or more).
-// SET += r adds what else a row carries (a snapshot's memories); on the write path it
-// sets the same values again.
+// A row's ``more`` (a snapshot's memories: all their properties) adds what else it carries.
+// Only then: SET on the write path would write the record again, and re-index what it sets.
 UNWIND $rows AS r
 CREATE (e:Episode {id: r.id, text: r.text, terms: r.terms, asks: r.asks, speaker: r.speaker,
                    session_id: r.session_id, ts: r.ts, seq: r.seq, embedding: r.embedding,
@@ -15,5 +15,6 @@ CREATE (e:Episode {id: r.id, text: r.text, terms: r.terms, asks: r.asks, speaker
                    ns: $ns, vitals_due: coalesce(r.created_at, 0.0),
                    edges_at: coalesce(r.edges_at, r.created_at, 0.0),
                    expire_at: coalesce(r.expire_at, r.created_at, 0.0)})
-SET e += r, e.ns = $ns, e.vitals_due = coalesce(r.created_at, 0.0)
+FOREACH (_ IN CASE WHEN r.more IS NULL THEN [] ELSE [1] END |
+  SET e += r.more, e.ns = $ns, e.vitals_due = coalesce(r.created_at, 0.0))
 RETURN count(e) AS created

@@ -2,8 +2,8 @@
 // first maintenance visit at the next pass (a time of its own, not one value shared by every
 // new memory: see memory_cores_set). The write path's properties are given in CREATE, with
 // edges_at and expire_at (a lower bound: its creation) that its links set in the same
-// transaction: ArcadeDB writes the record whole (see episodes_create). SET += r adds what
-// else a row carries (a snapshot's memories).
+// transaction: ArcadeDB writes the record whole (see episodes_create). A row's ``more`` (a
+// snapshot's memories: all their properties) adds what else it carries.
 UNWIND $rows AS r
 CREATE (f:Fact {id: r.id, subject: r.subject, subject_key: r.subject_key,
                 predicate: r.predicate, object: r.object, text: r.text, terms: r.terms,
@@ -15,5 +15,6 @@ CREATE (f:Fact {id: r.id, subject: r.subject, subject_key: r.subject_key,
                 metadata: r.metadata, ns: $ns, vitals_due: coalesce(r.created_at, 0.0),
                 edges_at: coalesce(r.edges_at, r.created_at, 0.0),
                 expire_at: coalesce(r.expire_at, r.created_at, 0.0)})
-SET f += r, f.ns = $ns, f.vitals_due = coalesce(r.created_at, 0.0)
+FOREACH (_ IN CASE WHEN r.more IS NULL THEN [] ELSE [1] END |
+  SET f += r.more, f.ns = $ns, f.vitals_due = coalesce(r.created_at, 0.0))
 RETURN count(f) AS created
