@@ -5,7 +5,7 @@
 // transaction: ArcadeDB writes the record whole, where one made empty and grown by SET
 // is split over pages (every later read and update of it then touches two or more).
 // A row's ``more`` (a snapshot's memories: all their properties) adds what else it carries.
-// Only then: SET on the write path would write the record again, and re-index what it sets.
+// Only then: SET on the write path would write each record a second time.
 UNWIND $rows AS r
 CREATE (e:Episode {id: r.id, text: r.text, terms: r.terms, asks: r.asks, speaker: r.speaker,
                    session_id: r.session_id, ts: r.ts, seq: r.seq, embedding: r.embedding,
