@@ -10,7 +10,8 @@ ArcadeDB is the embedded store in ``home``. Neo4j is the server ``MAGS_NEO4J_URI
 (with ``MAGS_NEO4J_USER`` / ``MAGS_NEO4J_PASSWORD`` / ``MAGS_NEO4J_DATABASE``) when it is set,
 else a local Neo4j Community (``graph_db.backends.local_neo4j``) started for the block with
 its data in ``home`` (a kept home keeps its store for the next run) and stopped at its end.
-Engines run one after the other, never at once: on 2 cores the other JVM would be measured too.
+Engines run one after the other, never at once: on 2 cores the other JVM would be measured too
+(the embedded engine is stopped at the end of its block, not left to idle out).
 A server named by ``MAGS_NEO4J_URI`` holds other data: ``Engine.external`` tells the caller to
 keep to its own namespace and clear it.
 """
@@ -135,7 +136,14 @@ def running(name: str, home: Path, args: argparse.Namespace, **over: Any) -> Ite
         info = {"engine": "arcadedb", "version": version, "heap": settings.arcadedb_heap,
                 "page_cache": settings.arcadedb_page_cache}  # fmt: skip
         db = home / "arcadedb" / "databases" / settings.arcadedb_database
-        yield Engine(name, settings, info, {"store": db}, pid=lambda: embedded_pid(home))
+        try:
+            yield Engine(name, settings, info, {"store": db}, pid=lambda: embedded_pid(home))
+        finally:
+            # stopped, not left to idle out for minutes: the next block (another store or
+            # engine) must not share the cores with its background work
+            from graph_db.backends.engine import stop_engine
+
+            stop_engine(home)
         return
     if name != "neo4j":
         raise ValueError(f"unknown engine {name!r}: one of {', '.join(ENGINES)}")
