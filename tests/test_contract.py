@@ -58,6 +58,56 @@ def test_episodes_round_trip_with_their_fields(graph, ns):
     assert [m.id for m in graph.get_many(ns, [ids[1], "nope", ids[0]])] == [ids[1], ids[0]]
 
 
+def test_every_property_the_write_path_builds_is_stored(graph, ns):
+    """episodes_create and facts_create name the rows' keys in their CREATE maps: a key the
+    write path adds to its rows and not there would be dropped silently. The rows are taken
+    as the write path sent them (the backend's commit listeners are handed them)."""
+    sent: dict[str, list[dict]] = {"episodes_create": [], "facts_create": []}
+
+    def listen(commit):
+        for name, params in commit.writes:
+            if name in sent and params["ns"] == ns:
+                sent[name] += params["rows"]
+
+    graph.backend.on_commit.append(listen)
+    try:
+        (ep,) = graph.add_episodes(
+            ns,
+            [
+                EpisodeIn(
+                    text="Did I move to Lisbon?",
+                    speaker="Ana",
+                    session_id="s1",
+                    ts=100.0,
+                    salience=0.7,
+                    permanent=True,
+                    metadata={"mood": "happy"},
+                )
+            ],
+        )
+        fact = {"subject": "Ana", "predicate": "lives_in", "source_episode_id": ep}
+        graph.add_facts(ns, [{**fact, "object": "Lisbon", "valid_from": 200.0}])
+        # older than the current value: kept as history, so its row has a valid_to
+        rejected = graph.add_facts(
+            ns, [{**fact, "object": "Porto", "valid_from": 100.0, "metadata": {"n": 1}}]
+        )
+    finally:
+        graph.backend.on_commit.remove(listen)
+    assert rejected[0].action == "rejected"
+    assert [len(rows) for rows in sent.values()] == [1, 2]
+    stored = {r["props"]["id"]: r["props"] for r in graph.backend.read("export_nodes", ns=ns)}
+    for name, rows in sent.items():
+        given = {k for row in rows for k, v in row.items() if v is not None}
+        assert given == set().union(*rows), f"{name}: give every key a value in this test"
+        for row in rows:
+            props = stored[row["id"]]
+            lost = {k for k, v in row.items() if v is not None and k not in props}
+            assert not lost, f"{name} drops {sorted(lost)} of its rows"
+            for k, v in row.items():
+                want = pytest.approx(v) if k == "embedding" else v
+                assert props.get(k) == want, f"{name} stores {k} as {props.get(k)!r}, not {v!r}"
+
+
 def test_next_links_follow_event_time_even_when_written_out_of_order(graph, ns):
     a, c = graph.add_episodes(
         ns,

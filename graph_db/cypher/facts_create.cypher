@@ -13,8 +13,8 @@ CREATE (f:Fact {id: r.id, subject: r.subject, subject_key: r.subject_key,
                 access_count: r.access_count, importance: r.importance, salience: r.salience,
                 permanent: r.permanent, source_episode_id: r.source_episode_id,
                 metadata: r.metadata, ns: $ns, vitals_due: coalesce(r.created_at, 0.0),
-                edges_at: coalesce(r.edges_at, r.created_at, 0.0),
-                expire_at: coalesce(r.expire_at, r.created_at, 0.0)})
+                edges_at: coalesce(r.created_at, 0.0),
+                expire_at: coalesce(r.created_at, 0.0)})
 FOREACH (_ IN CASE WHEN r.more IS NULL THEN [] ELSE [1] END |
   SET f += r.more, f.ns = $ns, f.vitals_due = coalesce(r.created_at, 0.0))
 RETURN count(f) AS created
