@@ -498,26 +498,9 @@ class Recaller:
     def anchors(self, emb: np.ndarray, rel: np.ndarray, m: int) -> list[int]:
         """Greedy facility location over the candidates' own vectors ``emb`` and their
         relevance ``rel``: each pick adds the most relevance-weighted coverage (max
-        similarity of every candidate to the picked set) mixed with its own relevance."""
-        if len(rel) <= m:
-            return np.argsort(-rel, kind="stable").tolist()
-        sim = np.clip(emb @ emb.T, 0.0, 1.0).astype(np.float64)
-        div = self.settings.recall_diversity
-        covered = np.zeros(len(rel))
-        chosen: list[int] = []
-        # each pick's gains in one buffer: a new (n, n) array a pick cost more than the sums
-        more = np.empty_like(sim)
-        for _ in range(m):
-            np.maximum(sim, covered, out=more)
-            more -= covered
-            gain = more @ rel
-            gain = gain / max(rel.sum(), 1e-9)
-            value = (1 - div) * rel + div * gain
-            value[chosen] = -np.inf
-            pick = int(np.argmax(value))
-            chosen.append(pick)
-            covered = np.maximum(covered, sim[pick])
-        return chosen
+        similarity of every candidate to the picked set) mixed with its own relevance
+        (``facility_location``)."""
+        return facility_location(emb, rel, m, self.settings.recall_diversity)
 
     # -- 4. walk -------------------------------------------------------------------------
     def walk(
@@ -857,6 +840,48 @@ class _ZStats:
     def empty(cls, q: int) -> _ZStats:
         zero, one = np.zeros(q), np.ones(q)
         return cls(zero, one, zero, one, 0.0)
+
+
+#: candidates whose gains ``facility_location`` computes again at once (one product)
+GAIN_BATCH = 32
+
+
+def facility_location(emb: np.ndarray, rel: np.ndarray, m: int, div: float) -> list[int]:
+    """The ``m`` picks of the greedy facility location (see ``Recaller.anchors``), the
+    lowest place first among equal values, computed lazily: a candidate's gain (the
+    relevance-weighted coverage it adds) only falls as the picked set grows, so the gain
+    it had last bounds the one it has now, and only candidates whose bound could beat the
+    best gain known are computed again, ``GAIN_BATCH`` at a time. Every gain is the sum the
+    eager greedy would take; it computed all n of them a pick, three passes over the (n, n)
+    similarities each (151 recalls of the 100k store, ~300 candidates: 1.9 -> 1.0 ms of CPU
+    a recall, the same picks)."""
+    n = len(rel)
+    if n <= m:
+        return np.argsort(-rel, kind="stable").tolist()
+    sim = np.clip(emb @ emb.T, 0.0, 1.0).astype(np.float64)
+    total = max(rel.sum(), 1e-9)
+    own = (1 - div) * rel
+    bound = own + div * ((sim @ rel) / total)  # exact while nothing is covered
+    covered = np.zeros(n)
+    fresh = np.ones(n, bool)  # the bound is the value now
+    done = np.zeros(n, bool)  # picked: their bound stays -inf
+    chosen: list[int] = []
+    for _ in range(m):
+        while not fresh[pick := int(np.argmax(bound))]:
+            # the first of equal bounds is the argmax: a stale one is computed, so the pick
+            # is the first of the candidates whose value is the best
+            stale = np.flatnonzero(~fresh)
+            if len(stale) > GAIN_BATCH:
+                stale = stale[np.argpartition(-bound[stale], GAIN_BATCH - 1)[:GAIN_BATCH]]
+            rows = sim[stale]
+            gain = (np.maximum(rows, covered, out=rows) - covered) @ rel
+            bound[stale] = own[stale] + div * (gain / total)
+            fresh[stale] = True
+        chosen.append(pick)
+        bound[pick], done[pick] = -np.inf, True
+        covered = np.maximum(covered, sim[pick])
+        fresh[:] = done
+    return chosen
 
 
 def _key(c: Candidate) -> tuple[str, str]:
