@@ -863,8 +863,7 @@ def facility_location(emb: np.ndarray, rel: np.ndarray, m: int, div: float) -> l
     own = (1 - div) * rel
     bound = own + div * ((sim @ rel) / total)  # exact while nothing is covered
     covered = np.zeros(n)
-    fresh = np.ones(n, bool)  # the bound is the value now
-    done = np.zeros(n, bool)  # picked: their bound stays -inf
+    fresh = np.ones(n, bool)  # the bound is the value now (the picked: -inf for good)
     chosen: list[int] = []
     for _ in range(m):
         while not fresh[pick := int(np.argmax(bound))]:
@@ -878,9 +877,10 @@ def facility_location(emb: np.ndarray, rel: np.ndarray, m: int, div: float) -> l
             bound[stale] = own[stale] + div * (gain / total)
             fresh[stale] = True
         chosen.append(pick)
-        bound[pick], done[pick] = -np.inf, True
+        bound[pick] = -np.inf
         covered = np.maximum(covered, sim[pick])
-        fresh[:] = done
+        fresh[:] = False
+        fresh[chosen] = True
     return chosen
 
 
