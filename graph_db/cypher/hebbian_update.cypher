@@ -22,33 +22,30 @@ OPTIONAL MATCH (fb:Fact {id: hi})
 WHERE fb.ns = $ns
 WITH r, a, coalesce(eb, fb) AS b
 WHERE a IS NOT NULL AND b IS NOT NULL
-// a new edge (w 0 before this firing) is made with its properties, the weight it is about to
-// get standing in for w (ArcadeDB then writes it whole, not grown by SET: see
-// episodes_create); the rows of one statement name each pair once (graph_db/plasticity.py)
-OPTIONAL MATCH (a)-[old:ASSOC]->(b)
-FOREACH (_ IN CASE WHEN old IS NULL THEN [1] ELSE [] END |
-  CREATE (a)-[:ASSOC {w: $eta * r.u, w_at: r.now, fired_at: r.now, fired_count: 0,
-                      permanent: false, created_at: r.now}]->(b))
-WITH r, a, b, old IS NULL AS made
-MATCH (a)-[x:ASSOC]->(b)
-WITH r, a, b, x, made, coalesce(x.w_at, r.now) AS w_at,
+// the pair's edge is read once: its new weight is computed first, then a new edge is made
+// with it whole (ArcadeDB then writes it whole, not grown by SET: see episodes_create) or the
+// edge there is set; the rows of one statement name each pair once (graph_db/plasticity.py)
+OPTIONAL MATCH (a)-[x:ASSOC]->(b)
+WITH r, a, b, x, coalesce(x.w_at, r.now) AS w_at,
      coalesce(x.fired_at, x.w_at, r.now) + $hold AS held
-WITH r, a, b, x, made, CASE WHEN w_at > held THEN w_at ELSE held END AS start
+WITH r, a, b, x, CASE WHEN w_at > held THEN w_at ELSE held END AS start
 WITH r, a, b, x,
-     CASE WHEN made THEN 0.0
+     CASE WHEN x IS NULL THEN 0.0
           WHEN coalesce(x.permanent, false) OR r.now <= start THEN x.w
           ELSE x.w * exp(-$decay * (r.now - start)) END AS w_eff
-WITH r, a, b, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w_new
-SET x.w = w_new,
-    x.w_at = r.now,
-    x.fired_at = r.now,
-    x.fired_count = coalesce(x.fired_count, 0) + 1,
-    x.permanent = coalesce(x.permanent, false) OR w_new >= $w_perm,
-    a.vitals_due = r.now, b.vitals_due = r.now, a.edges_at = r.now, b.edges_at = r.now
-WITH r, a, x,
-     CASE WHEN x.permanent OR $decay <= 0 OR $w_min <= 0 THEN null
-          WHEN x.w < $w_min THEN r.now
-          ELSE r.now + $hold + log(x.w / $w_min) / $decay END AS dies
+WITH r, a, b, x, w_eff + $eta * r.u * (1.0 - w_eff) AS w
+WITH r, a, b, x, w, coalesce(x.permanent, false) OR w >= $w_perm AS permanent
+FOREACH (_ IN CASE WHEN x IS NULL THEN [1] ELSE [] END |
+  CREATE (a)-[:ASSOC {w: w, w_at: r.now, fired_at: r.now, fired_count: 1,
+                      permanent: permanent, created_at: r.now}]->(b))
+FOREACH (old IN CASE WHEN x IS NULL THEN [] ELSE [x] END |
+  SET old.w = w, old.w_at = r.now, old.fired_at = r.now,
+      old.fired_count = coalesce(old.fired_count, 0) + 1, old.permanent = permanent)
+SET a.vitals_due = r.now, b.vitals_due = r.now, a.edges_at = r.now, b.edges_at = r.now
+WITH r, a, w, permanent,
+     CASE WHEN permanent OR $decay <= 0 OR $w_min <= 0 THEN null
+          WHEN w < $w_min THEN r.now
+          ELSE r.now + $hold + log(w / $w_min) / $decay END AS dies
 SET a.expire_at = CASE WHEN dies IS NOT NULL AND coalesce(a.expire_at, dies) >= dies THEN dies
                        ELSE a.expire_at END
-RETURN r.a AS a, r.b AS b, r.now AS now, x.w AS w, x.permanent AS permanent
+RETURN r.a AS a, r.b AS b, r.now AS now, w, permanent
