@@ -5,6 +5,7 @@ is survived by the clients (the next call starts it again), and it stops cleanly
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import os
 import random
@@ -175,21 +176,11 @@ def test_the_embedded_engine_listens_on_loopback_only_with_mcp_off(home, embedde
 def _ask_engine(home: Path, path: str, sql: str | None = None) -> dict:
     """The running embedded engine's answer over its HTTP API: GET ``path``, or POST the
     SQL command ``sql`` to it."""
-    import base64
-    import http.client
-    import json
-
     endpoint = running(home)
     assert endpoint is not None
-    conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=60)
-    auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
-    headers = {"Authorization": f"Basic {auth}", "Content-Type": "application/json"}
-    body = None if sql is None else json.dumps({"language": "sql", "command": sql})
-    conn.request("GET" if sql is None else "POST", path, body, headers)
-    try:
-        return json.loads(conn.getresponse().read())
-    finally:
-        conn.close()
+    status, text = endpoint.request(path, sql)
+    assert status == 200, text
+    return json.loads(text)
 
 
 def test_the_embedded_engine_keeps_its_share_of_the_heap_for_pages(tmp_path, embedder):

@@ -61,6 +61,20 @@ class Endpoint:
     pid: int
     http_port: int
 
+    def request(self, path: str, sql: str | None = None, timeout: float = 60) -> tuple[int, str]:
+        """The engine's HTTP API: GET ``path``, or POST the SQL command ``sql`` to it; the
+        status and the body."""
+        auth = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
+        headers = {"Content-Type": "application/json", "Authorization": f"Basic {auth}"}
+        body = None if sql is None else json.dumps({"language": "sql", "command": sql})
+        conn = http.client.HTTPConnection("127.0.0.1", self.http_port, timeout=timeout)
+        try:
+            conn.request("GET" if sql is None else "POST", path, body, headers)
+            reply = conn.getresponse()
+            return reply.status, reply.read().decode("utf-8", "replace")
+        finally:
+            conn.close()
+
 
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` runs (a child that exited is reaped first: no zombie counts)."""
@@ -257,20 +271,10 @@ class EngineClient:
         endpoint = endpoint or self.endpoint
         if endpoint is None:
             raise GraphUnavailableError(f"No engine of {self.home} was acquired")
-        auth = base64.b64encode(f"{endpoint.user}:{endpoint.password}".encode()).decode()
-        headers = {"Content-Type": "application/json", "Authorization": f"Basic {auth}"}
-        # a statement may index a full store (graph_db.search: the engine's search indexes)
-        conn = http.client.HTTPConnection("127.0.0.1", endpoint.http_port, timeout=3600)
-        try:
-            for stmt in statements:
-                body = json.dumps({"language": "sql", "command": stmt})
-                conn.request("POST", f"/api/v1/command/{self.database}", body, headers)
-                reply = conn.getresponse()
-                text = reply.read().decode("utf-8", "replace")
-                if reply.status != 200:
-                    raise EngineError(f"The engine refused a schema statement ({stmt}): {text}")
-        finally:
-            conn.close()
+        for stmt in statements:  # a statement may index a full store (graph_db.search)
+            status, text = endpoint.request(f"/api/v1/command/{self.database}", stmt, 3600)
+            if status != 200:
+                raise EngineError(f"The engine refused a schema statement ({stmt}): {text}")
 
 
 _LOCKED = 3  # the engine's exit code when another process holds the home
