@@ -221,10 +221,20 @@ def test_memories_and_their_liquid_edges_are_stored_whole(tmp_path, embedder):
         g.flush()  # the traces: access counts and times, co-firing of linked memories
         traced = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
                   for t in ("Episode", "Fact", "ASSOC")}  # fmt: skip
+        # triadic closure: a and c share b1 and b2, so maintenance makes a-c and b1-b2
+        a, c, b1, b2 = g.add_episodes("t", ["alpha", "gamma", "beta one", "beta two"])
+        with g.backend.driver.session(database=g.backend.database) as s:
+            s.run("MATCH (:Episode {ns: 't'})-[x:ASSOC]-() DELETE x").consume()
+        edge = {"w_at": 0.0, "fired_at": 0.0, "fired_count": 0, "permanent": True}
+        triad = [(a, b1, 0.8), (b1, c, 0.5), (a, b2, 0.6), (b2, c, 0.5)]
+        rows = [{"a": x, "b": y, "props": {**edge, "w": w}} for x, y, w in triad]
+        g.backend.write("link_assoc", ns="t", rows=rows)
+        assert g.maintain("t", now=1.0).births == 2
+        closed = {"ASSOC": _ask_engine(home, "/api/v1/command/mags", "CHECK DATABASE TYPE ASSOC")}
     assert stop_engine(home)
-    for checked in (written, traced):
+    for checked in (written, traced, closed):
         split = {t: r["result"][0]["totalMultiPageRecords"] for t, r in checked.items()}
-        assert split == {"Episode": 0, "Fact": 0, "ASSOC": 0}
+        assert split == dict.fromkeys(checked, 0)
 
 
 def test_the_page_cache_is_a_share_of_the_heap_however_it_is_written():

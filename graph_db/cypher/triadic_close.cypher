@@ -30,10 +30,10 @@ WITH a, c, count(b) AS common, avg(w2) AS w
 WHERE common >= $min_common AND NOT (a)-[:ASSOC]-(c)
 WITH a, c, w
 LIMIT $limit
-CREATE (a)-[e:ASSOC]->(c)
-SET e.w = w, e.w_at = $now, e.fired_at = $now, e.fired_count = 0, e.permanent = false,
-    e.created_at = $now, e.born = 'triadic',
-    a.vitals_due = $now, c.vitals_due = $now, a.edges_at = $now, c.edges_at = $now
+// made with its properties (ArcadeDB then writes it whole, not grown by SET: episodes_create)
+CREATE (a)-[e:ASSOC {w: w, w_at: $now, fired_at: $now, fired_count: 0, permanent: false,
+                     created_at: $now, born: 'triadic'}]->(c)
+SET a.vitals_due = $now, c.vitals_due = $now, a.edges_at = $now, c.edges_at = $now
 WITH a, c, e,
      CASE WHEN $decay <= 0 OR $w_min <= 0 THEN null
           WHEN e.w < $w_min THEN $now
