@@ -842,7 +842,16 @@ def run_size(
                     # the engine that runs now stays ``engine_info``; the fill's is kept apart
                     filled["fill_engine_info"] = filled.pop("engine_info", None)
                     res.update(filled, reused_store=str(home))
-                    log(f"[{n:,} {engine_name}] reusing the store filled in {home}")
+                    # each run's questions are new to the store: repeated, they would find
+                    # their co-firings made by the run before (no new ASSOC edge to write)
+                    runs = home / "runs"
+                    res["store_run"] = int(runs.read_text()) + 1 if runs.exists() else 1
+                    runs.write_text(str(res["store_run"]))
+                    gen.rng.seed(f"{args.seed}-run{res['store_run']}")
+                    log(
+                        f"[{n:,} {engine_name}] reusing the store filled in {home} "
+                        f"(run {res['store_run']} on it)"
+                    )
                 else:
                     if engine.external:  # (its namespace may have been cleared meanwhile)
                         g.forget_namespace(ns)
@@ -1096,7 +1105,7 @@ def main() -> None:
         type=Path,
         help="keep each filled store in KEEP/<engine>/<size>-seed<seed> and reuse it next time "
         "(for Neo4j, the local server's data folder; recalls and maintenance change a store: "
-        "fill again for a first-run measurement)",
+        "fill again for a first-run measurement; each run on it asks questions of its own)",
     )
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_dynamics.json")
     engines.add_options(ap)
