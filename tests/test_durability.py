@@ -198,24 +198,30 @@ def test_memories_and_their_liquid_edges_are_stored_whole(tmp_path, embedder):
     """The write path gives ArcadeDB each memory and liquid edge with its properties, and
     later writes (links in the same transaction, a recall's trace) keep their size: a record
     made empty and grown is split over pages, and every read and update of it then loads
-    two or more (at 1M memories, each growth also made the engine scan for free space)."""
+    two or more (at 1M memories, each growth also made the engine scan for free space). The
+    structural edges, made by MERGE and then SET, are small enough to stay whole too."""
     home = tmp_path / "home"
     settings = GraphSettings(home=home, neo4j_uri=None)
     turns = [f"turn {i}: I walked the dog to the {place} park" for i, place in
              enumerate(["north", "south", "river", "harbour", "castle", "old"] * 5)]  # fmt: skip
     with LiquidGraph(settings, embedder=embedder) as g:
-        g.add_episodes("u", turns[:15])
+        first = g.add_episodes("u", [{"text": t, "entities": ["Anna"]} for t in turns[:15]])
         g.add_episodes("u", turns[15:])  # linked to the stored ones
         g.add_facts(
             "u",
             [
                 {"subject": "I", "predicate": "walk", "object": "the dog"},
                 {"subject": "the dog", "predicate": "likes", "object": "the river park"},
+                {"subject": "Anna", "predicate": "lives_in", "object": "Berlin",
+                 "source_episode_id": first[0]},
             ],
-        )
-        assert g.stats("u")["edges"]["ASSOC"]["count"] > 0
+        )  # fmt: skip
+        g.add_facts("u", [{"subject": "Anna", "predicate": "lives_in", "object": "Leeds"}])
+        edges = g.stats("u")["edges"]
+        kinds = ("ASSOC", "NEXT", "MENTIONS", "ABOUT", "DERIVED_FROM", "SUPERSEDES")
+        assert all(edges[kind]["count"] > 0 for kind in kinds), edges
         written = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
-                   for t in ("Episode", "Fact", "ASSOC")}  # fmt: skip
+                   for t in ("Episode", "Fact", "Entity", *kinds)}  # fmt: skip
         for query in ("dog park", "river", "castle walk"):
             g.recall("u", query)
         g.flush()  # the traces: access counts and times, co-firing of linked memories
