@@ -845,13 +845,11 @@ def run_size(
                     # each run's questions are new to the store: repeated, they would find
                     # their co-firings made by the run before (no new ASSOC edge to write)
                     runs = home / "runs"
-                    res["store_run"] = int(runs.read_text()) + 1 if runs.exists() else 1
-                    runs.write_text(str(res["store_run"]))
-                    gen.rng.seed(f"{args.seed}-run{res['store_run']}")
-                    log(
-                        f"[{n:,} {engine_name}] reusing the store filled in {home} "
-                        f"(run {res['store_run']} on it)"
-                    )
+                    run = int(runs.read_text()) + 1 if runs.exists() else 1
+                    runs.write_text(str(run))
+                    res["store_run"] = run
+                    gen.rng.seed(f"{args.seed}-run{run}")
+                    log(f"[{n:,} {engine_name}] reusing the store filled in {home} (run {run})")
                 else:
                     if engine.external:  # (its namespace may have been cleared meanwhile)
                         g.forget_namespace(ns)

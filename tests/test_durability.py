@@ -183,6 +183,13 @@ def _ask_engine(home: Path, path: str, sql: str | None = None) -> dict:
     return json.loads(text)
 
 
+def _multi_page(home: Path, types: tuple[str, ...]) -> dict[str, int]:
+    """How many records of each type the running engine holds over more than one page."""
+    checked = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
+               for t in types}  # fmt: skip
+    return {t: r["result"][0]["totalMultiPageRecords"] for t, r in checked.items()}
+
+
 def test_the_embedded_engine_keeps_its_share_of_the_heap_for_pages(tmp_path, embedder):
     """``arcadedb_page_cache``: ArcadeDB's page cache is that share of the engine's heap (its
     own default is a quarter), read back from the running server."""
@@ -220,13 +227,11 @@ def test_memories_and_their_liquid_edges_are_stored_whole(tmp_path, embedder):
         edges = g.stats("u")["edges"]
         kinds = ("ASSOC", "NEXT", "MENTIONS", "ABOUT", "DERIVED_FROM", "SUPERSEDES")
         assert all(edges[kind]["count"] > 0 for kind in kinds), edges
-        written = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
-                   for t in ("Episode", "Fact", "Entity", *kinds)}  # fmt: skip
+        written = _multi_page(home, ("Episode", "Fact", "Entity", *kinds))
         for query in ("dog park", "river", "castle walk"):
             g.recall("u", query)
         g.flush()  # the traces: access counts and times, co-firing of linked memories
-        traced = {t: _ask_engine(home, "/api/v1/command/mags", f"CHECK DATABASE TYPE {t}")
-                  for t in ("Episode", "Fact", "ASSOC")}  # fmt: skip
+        traced = _multi_page(home, ("Episode", "Fact", "ASSOC"))
         # triadic closure: a and c share b1 and b2, so maintenance makes a-c and b1-b2
         a, c, b1, b2 = g.add_episodes("t", ["alpha", "gamma", "beta one", "beta two"])
         with g.backend.driver.session(database=g.backend.database) as s:
@@ -236,11 +241,10 @@ def test_memories_and_their_liquid_edges_are_stored_whole(tmp_path, embedder):
         rows = [{"a": x, "b": y, "props": {**edge, "w": w}} for x, y, w in triad]
         g.backend.write("link_assoc", ns="t", rows=rows)
         assert g.maintain("t", now=1.0).births == 2
-        closed = {"ASSOC": _ask_engine(home, "/api/v1/command/mags", "CHECK DATABASE TYPE ASSOC")}
+        closed = _multi_page(home, ("ASSOC",))
     assert stop_engine(home)
-    for checked in (written, traced, closed):
-        split = {t: r["result"][0]["totalMultiPageRecords"] for t, r in checked.items()}
-        assert split == dict.fromkeys(checked, 0)
+    for split in (written, traced, closed):
+        assert split == dict.fromkeys(split, 0)
 
 
 def test_the_page_cache_is_a_share_of_the_heap_however_it_is_written():
