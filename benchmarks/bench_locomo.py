@@ -158,7 +158,10 @@ def run_conversation(graph: LiquidGraph, path: Path) -> tuple[list[dict], dict, 
     size = {"before": _size(graph, ns)}
     for q in tqdm(questions, desc=f"{conv} replay", leave=False):
         graph.recall(ns, q, k=10, blocks="episodic")  # co-firing only
-    graph.flush()
+        # each recall finds the traces of those before it written, as a chat's next turn
+        # does: left to the background writer, whether it had written the last one yet
+        # moved one question in three runs (the replay's scores were not repeatable)
+        graph.flush()
     rankings["mags after replay"] = [systems["mags"](q) for q in questions]
     size["after replay"] = _size(graph, ns)
     t0 = time.perf_counter()
