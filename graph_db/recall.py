@@ -552,7 +552,10 @@ class Recaller:
                     continue
                 best[dst] = (act, [*best[src][1], (src, dst, edge, w)])
                 frontier.add(dst)
-        return best, rows
+            if s.walk_max_reached and len(best) > s.walk_max_reached:
+                best = _strongest(best, s.walk_max_reached)
+                frontier &= best.keys()
+        return best, {mid: row for mid, row in rows.items() if mid in best}
 
     def _steps(
         self, ns: str, at: list[tuple[str, float]], entities: bool, params: dict[str, Any]
@@ -844,6 +847,16 @@ class _ZStats:
 
 #: candidates whose gains ``facility_location`` computes again at once (one product)
 GAIN_BATCH = 32
+
+
+def _strongest(
+    best: dict[str, tuple[float, list[Hop]]], n: int
+) -> dict[str, tuple[float, list[Hop]]]:
+    """The ``n`` memories of highest activation (ties: the smaller id), anchors first: each
+    one's path comes along, as activation only falls along a path."""
+    anchors = {mid: v for mid, v in best.items() if not v[1]}
+    walked = sorted((mid for mid, v in best.items() if v[1]), key=lambda mid: (-best[mid][0], mid))
+    return anchors | {mid: best[mid] for mid in walked[: max(0, n - len(anchors))]}
 
 
 def facility_location(emb: np.ndarray, rel: np.ndarray, m: int, div: float) -> list[int]:

@@ -264,6 +264,12 @@ class GraphSettings(MagsSettings):
         description="Edges of one memory a walk step reads at most: a hub (a memory tied to "
         "thousands) is reached but not walked through in full.",
     )
+    walk_max_reached: int = Field(
+        default=500,
+        ge=0,
+        description="Memories a walk keeps at most, those of highest activation (0: all): a "
+        "walk through a dense part of the graph reached up to ~3,000, each then scored.",
+    )
     walk_entity_max_degree: int = Field(
         default=20, ge=1, description="Entities linked to more memories are not walked through."
     )
@@ -487,6 +493,7 @@ TUNABLE: dict[str, Literal["recall", "maintenance"]] = {
     "walk_depth": "recall",
     "walk_threshold": "recall",
     "walk_max_fanout": "recall",
+    "walk_max_reached": "recall",
     "decay_per_day": "maintenance",
     "decay_recency_days": "maintenance",
     "w_min": "maintenance",

@@ -75,6 +75,30 @@ def test_walk_activation_is_anchor_relevance_times_edge_weights(graph, ns):
     assert second.activation == pytest.approx(graph.settings.walk_next_weight)  # 1 x w_next
 
 
+def test_a_walk_keeps_its_strongest_memories_up_to_walk_max_reached(graph, ns):
+    """An anchor linked to four memories: the walk reaches all four by default; held to three
+    memories it keeps the anchor and the two it reached most strongly, their paths whole."""
+    texts = ["quokka island ferry", "bread recipe notes", "tax form deadline", "garden shed paint",
+             "violin lesson time"]  # fmt: skip
+    anchor, *linked = [  # one turn a speaker and a session: no NEXT, no shared entity
+        graph.add_episodes(ns, [{"text": t, "speaker": f"p{i}", "session_id": f"s{i}"}])[0]
+        for i, t in enumerate(texts)
+    ]
+    _clear_assoc(graph, ns)
+    weights = dict(zip(linked, (0.9, 0.8, 0.7, 0.6), strict=True))
+    _link(graph, ns, [(anchor, b, w, True) for b, w in weights.items()])  # permanent: no decay
+
+    def walked(cap):
+        with _recall_settings(graph, recall_candidates=1, walk_max_reached=cap):
+            hits = graph.recall(ns, "quokka island ferry", k=5, fire=False)
+        assert hits[0].id == anchor and hits[0].anchor
+        return {h.id: (h.activation, [(s.source, s.target) for s in h.path]) for h in hits[1:]}
+
+    assert walked(0) == {b: (pytest.approx(w), [(anchor, b)]) for b, w in weights.items()}
+    strongest = linked[:2]
+    assert walked(3) == {b: (pytest.approx(weights[b]), [(anchor, b)]) for b in strongest}
+
+
 def test_single_shot_vector_mode_ranks_by_cosine_only(graph, ns):
     _turns(graph, ns, [("a", "I love my cat"), ("a", "Stock markets fell"), ("a", "Cats purr")])
     hits = graph.recall(ns, "kittens and cats", k=3, mode="vector", fire=False)
