@@ -518,7 +518,9 @@ class Recaller:
 
         ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
         beyond it can either); the walk stops under max(theta, floor) - exact pruning. The
-        store (or the read index) weighs the edges and drops the steps under it.
+        store (or the read index) weighs the edges and drops the steps under it. At most
+        ``walk_max_reached`` memories are kept, those of highest activation (``_strongest``,
+        after each step: what a memory dropped would reach is weaker still).
         """
         s = self.settings
         stop = max(s.walk_threshold, floor)
