@@ -477,15 +477,16 @@ class LiquidGraph:
         derived: list[str] = []  # the queries without their names (grounding.name_free)
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
-        checked = self._recaller.check(ns)  # side by side with the query's embedding
-        qv = self._engram.embed([*queries, *derived])
-        asked = ([*queries, *derived], qv, k, labels, when, history, mode, len(derived), asker)
+        texts, lexical = [*queries, *derived], mode == "walk"
+        begun = self._recaller.begin(ns, texts, labels, lexical)  # beside the embedding
+        qv = self._engram.embed(texts)
+        asked = (texts, qv, k, labels, when, history, mode, len(derived), asker)
         with blas_threads(self.settings.blas_threads):
             try:
-                results, anchors = self._recaller.recall(ns, *asked, floor, checked)
+                results, anchors = self._recaller.recall(ns, *asked, floor, begun)
             except Moved:  # another process wrote meanwhile: again, the version read first
-                checked = self._recaller.check(ns, ahead=False)
-                results, anchors = self._recaller.recall(ns, *asked, floor, checked)
+                begun = self._recaller.begin(ns, texts, labels, lexical, ahead=False)
+                results, anchors = self._recaller.recall(ns, *asked, floor, begun)
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])
         return results

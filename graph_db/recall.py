@@ -39,7 +39,7 @@ from graph_db.columns import Columns
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.grounding import Grounding, about_now, topic_of
 from graph_db.models import MEMORY_FIELDS, Memory, Recalled, Step
-from graph_db.read_index import Stamp
+from graph_db.read_index import ReadIndex, Stamp
 from graph_db.row_table import FLOATS
 from graph_db.search import Found, Searcher
 from graph_db.settings import GraphSettings
@@ -92,6 +92,22 @@ class _Found:
         pick = idx.tolist()
         sources = [self.sources[i] for i in pick]
         return _Found(self.cols.take(idx), self.lexical[idx], sources, self.sent)
+
+
+@dataclass
+class Begun:
+    """What a recall started before its query was embedded (``Recaller.begin``)."""
+
+    checked: Future[Stamp] | Stamp | None  # the read index's version check (None: no index)
+    #: in process: the version searched at, the full-text hits and their scores per query
+    text: Future[tuple[Stamp, list[tuple[Found, str]], dict[str, np.ndarray]]] | None = None
+    #: in the engine: each (label, query)'s full-text hits
+    full: dict[tuple[str, int], Future[list[Found]]] = field(default_factory=dict)
+
+    @property
+    def searched(self) -> Stamp | None:
+        """The version a held namespace is searched at, checked with the results."""
+        return self.checked if isinstance(self.checked, tuple) else None
 
 
 @dataclass
@@ -270,17 +286,63 @@ class Recaller:
         return Recaller(self.backend, self.searcher, settings, self._pool)
 
     # -- 1. candidates ---------------------------------------------------------------
-    def check(self, ns: str, ahead: bool = True) -> Future[Stamp] | Stamp | None:
-        """The read index's version check of ``ns`` (None: no index), started now on the
-        recall's threads: the caller embeds the query meanwhile and hands it to ``recall``.
+    def begin(
+        self, ns: str, queries: list[str], labels: list[str], lexical: bool, ahead: bool = True
+    ) -> Begun:
+        """What a recall of ``queries`` can do before their embedding, started now on the
+        recall's threads while the caller embeds them: the read index's version check and
+        (if ``lexical``) the full-text searches, which need the words only.
+
         With ``ahead``, a namespace the index holds is searched as held and the check comes
         with the results (the version it was held at: ``_results``); a query a recall fewer
-        (on Neo4j each costs the server ~2 ms of CPU, which the recall's own reads wait for)."""
-        index = self.searcher.index
+        (on Neo4j each costs the server ~2 ms of CPU, which the recall's own reads wait for).
+        The full-text searches take the core the embedding leaves: a query's name-free
+        variant (``grounding.name_free``) is mostly one embedded before (the query cache)."""
+        index, run, kp = self.searcher.index, self.backend.read, self.settings.recall_candidates
+        held = index.held(ns) if index is not None and ahead else None
         if index is None:
-            return None
-        held = index.held(ns) if ahead else None
-        return held if held is not None else self._pool.submit(index.version, self.backend.read, ns)
+            checked: Future[Stamp] | Stamp | None = None
+        elif held is not None:
+            checked = held
+        else:
+            checked = self._pool.submit(index.version, run, ns)
+        if not lexical:
+            return Begun(checked)
+        if index is not None and self.searcher.fulltext_index is not None:  # in process
+            lang = self.settings.stem_language
+            words = [fulltext_query(q, lang).split() for q in queries]
+            return Begun(
+                checked, self._pool.submit(self._fulltext, index, ns, labels, words, checked)
+            )
+        full = {
+            (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)
+            for label in labels
+            for qi, q in enumerate(queries)
+        }
+        return Begun(checked, full=full)
+
+    def _fulltext(
+        self,
+        index: ReadIndex,
+        ns: str,
+        labels: list[str],
+        words: list[list[str]],
+        checked: Future[Stamp] | Stamp,
+    ) -> tuple[Stamp, list[tuple[Found, str]], dict[str, np.ndarray]]:
+        """The read index's full-text hits of each list of ``words`` (``begin``) at the
+        version ``checked`` (a job queued before this one on the same threads, first in
+        first out: never one that waits for a thread), and each hit's score per query."""
+        stamp = checked.result() if isinstance(checked, Future) else checked
+        kp = self.settings.recall_candidates
+        text = index.find(self.backend.read, ns, labels, kp, None, words, stamp)[1]
+        found: list[tuple[Found, str]] = []
+        scores: dict[str, np.ndarray] = {}
+        for label in labels:
+            for qi, hits in enumerate(text[label]):
+                for mid, score in hits:
+                    found.append((Found(mid, label, score), "fulltext"))
+                    scores.setdefault(mid, np.zeros(len(words)))[qi] = score
+        return stamp, found, scores
 
     def candidates(
         self,
@@ -289,34 +351,25 @@ class Recaller:
         qv: np.ndarray,
         labels: list[str],
         lexical: bool,
-        checked: Future[Stamp] | Stamp | None = None,
-    ) -> dict[str, Candidate]:
-        """Candidates by id, from the vector index and (if ``lexical``) full-text search;
-        ``checked``: the read index's version check (``check``), else it is read here."""
+        begun: Begun | None = None,
+    ) -> _Found:
+        """Candidates in columns, from the vector index and (if ``lexical``) full-text
+        search; ``begun``: what ``begin`` started, else it is started here."""
         run, kp = self.backend.read, self.settings.recall_candidates
         index = self.searcher.index
-        in_process = self.searcher.fulltext_index is not None
-        # the searches are independent: run them side by side (the engine has cores too)
-        full = {
-            (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)
-            for label in (labels if lexical and not in_process else [])
-            for qi, q in enumerate(queries)
-        }
+        begun = begun or self.begin(ns, queries, labels, lexical)
         found: list[tuple[Found, str]] = []
         scores: dict[str, np.ndarray] = {}
         jobs = None
-        if index is not None:  # in process, here: one version check, array sums a label
-            lang = self.settings.stem_language
-            words = [fulltext_query(q, lang).split() for q in queries] if in_process else []
-            stamp = checked.result() if isinstance(checked, Future) else checked
-            near, text = index.find(run, ns, labels, kp, qv, words if lexical else None, stamp)
-            found = [(Found(i, label, c), "vector") for label in labels for q in near[label]
-                     for i, c in q]  # fmt: skip
-            for label in labels:
-                for qi, hits in enumerate(text[label]):
-                    for mid, score in hits:
-                        found.append((Found(mid, label, score), "fulltext"))
-                        scores.setdefault(mid, np.zeros(len(queries)))[qi] = score
+        if index is not None:  # in process, here: the version checked, array sums a label
+            if begun.text is not None:
+                stamp, found, scores = begun.text.result()
+            else:
+                checked = begun.checked
+                stamp = checked.result() if isinstance(checked, Future) else checked
+            near, _ = index.find(run, ns, labels, kp, qv, None, stamp)
+            found += [(Found(i, label, c), "vector") for label in labels for q in near[label]
+                      for i, c in q]  # fmt: skip
         else:
             jobs = [
                 self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
@@ -326,7 +379,7 @@ class Recaller:
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         if jobs is not None:
             found += [(f, "vector") for job in jobs for per_q in job.result() for f in per_q]
-        for (_, qi), job in full.items():
+        for (_, qi), job in begun.full.items():
             for f in job.result():
                 found.append((f, "fulltext"))
                 scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
@@ -610,19 +663,20 @@ class Recaller:
         derived: int = 0,
         asker: str | None = None,
         min_similarity: float | None = None,
-        checked: Future[Stamp] | Stamp | None = None,
+        begun: Begun | None = None,
     ) -> tuple[list[Recalled], list[str]]:
         """The top ``k`` memories, and the ids of the anchors (for co-firing). The last
         ``derived`` queries were derived from the others (``grounding.name_free``);
         ``asker``: who asks (``Grounding.of``); ``min_similarity``: the least similarity of a
-        memory or of the anchor the walk reached it from; ``checked``: see ``check`` (a
+        memory or of the anchor the walk reached it from; ``begun``: see ``begin`` (a
         namespace searched as held raises ``Moved`` when the store moved on meanwhile: the
         caller recalls again, checked first)."""
-        searched = checked if isinstance(checked, tuple) else None  # as held: see check
+        begun = begun or self.begin(ns, queries, labels, mode == "walk")
+        searched = begun.searched
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
-        found = self.candidates(ns, queries, qv, labels, (mode == "walk"), checked)
+        found = self.candidates(ns, queries, qv, labels, (mode == "walk"), begun)
         seen = found.cols.visible(as_of, history)
         keep = found if seen.all() else found.take(np.flatnonzero(seen))
         rel, sim, stats = self.score(keep.cols, keep.lexical, qv, ground)

@@ -778,6 +778,39 @@ def test_a_namespace_read_back_from_the_store_ranks_ties_as_written_through(grap
     graph.forget_namespace(ns)
 
 
+def test_a_recall_searches_full_text_while_its_query_is_embedded(graph, ns, monkeypatch):
+    """The full-text search needs the query's words only: it runs on the recall's threads
+    while the query is embedded (the core the embedding leaves idle), and finds as before."""
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "where is the spare key", k=1)  # held
+    searched = threading.Event()
+    find = read_index.ReadIndex.find
+
+    def noted(self, run, ns_, labels, k, vectors=None, words=None, stamp=None):
+        if words:
+            searched.set()
+        return find(self, run, ns_, labels, k, vectors, words, stamp)
+
+    monkeypatch.setattr(read_index.ReadIndex, "find", noted)
+    embedder, during = graph.embedder, []
+
+    class Waiting:  # embeds once the full-text search has started (or 30 s went by)
+        name, dim = embedder.name, embedder.dim
+
+        def embed(self, texts):
+            during.append(searched.wait(30))
+            return embedder.embed(texts)
+
+    graph.embedder = Waiting()
+    try:
+        hits = graph.recall(ns, "cello", k=1, fire=False)
+    finally:
+        graph.embedder = embedder
+    assert during == [True]
+    assert [h.memory.text for h in hits] == ["I started learning the cello in January"]
+    graph.forget_namespace(ns)
+
+
 def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wrote(graph, ns):
     """A recall of a namespace the index holds reads the store once, for its results and
     version together; when another process wrote since, the version read with the results
