@@ -94,20 +94,38 @@ class _Found:
         return _Found(self.cols.take(idx), self.lexical[idx], sources, self.sent)
 
 
+Texts = dict[tuple[str, int], list[Found]]  # each (label, query)'s full-text hits
+
+
 @dataclass
 class Begun:
     """What a recall started before its query was embedded (``Recaller.begin``)."""
 
     checked: Future[Stamp] | Stamp | None  # the read index's version check (None: no index)
-    #: in process: the version searched at, the full-text hits and their scores per query
-    text: Future[tuple[Stamp, list[tuple[Found, str]], dict[str, np.ndarray]]] | None = None
-    #: in the engine: each (label, query)'s full-text hits
+    #: in process: the version searched at, and the full-text hits
+    text: Future[tuple[Stamp | None, Texts]] | None = None
+    #: in the engine: a job each (label, query)
     full: dict[tuple[str, int], Future[list[Found]]] = field(default_factory=dict)
 
     @property
     def searched(self) -> Stamp | None:
         """The version a held namespace is searched at, checked with the results."""
         return self.checked if isinstance(self.checked, tuple) else None
+
+    def version(self) -> Stamp | None:
+        """The version the read index is searched at (None: read by the search itself)."""
+        return self.text.result()[0] if self.text is not None else _done(self.checked)
+
+    def hits(self) -> Texts:
+        """Each (label, query)'s full-text hits (none when not searched)."""
+        if self.text is not None:
+            return self.text.result()[1]
+        return {key: job.result() for key, job in self.full.items()}
+
+
+def _done(value: Future[Stamp] | Stamp | None) -> Stamp | None:
+    """``value``, or what it comes to once its job is done."""
+    return value.result() if isinstance(value, Future) else value
 
 
 @dataclass
@@ -328,48 +346,33 @@ class Recaller:
         labels: list[str],
         words: list[list[str]],
         checked: Future[Stamp] | Stamp,
-    ) -> tuple[Stamp, list[tuple[Found, str]], dict[str, np.ndarray]]:
+    ) -> tuple[Stamp | None, Texts]:
         """The read index's full-text hits of each list of ``words`` (``begin``) at the
         version ``checked`` (a job queued before this one on the same threads, first in
-        first out: never one that waits for a thread), and each hit's score per query."""
-        stamp = checked.result() if isinstance(checked, Future) else checked
+        first out: never one that waits for a thread), and that version."""
+        stamp = _done(checked)
         kp = self.settings.recall_candidates
         text = index.find(self.backend.read, ns, labels, kp, None, words, stamp)[1]
-        found: list[tuple[Found, str]] = []
-        scores: dict[str, np.ndarray] = {}
-        for label in labels:
-            for qi, hits in enumerate(text[label]):
-                for mid, score in hits:
-                    found.append((Found(mid, label, score), "fulltext"))
-                    scores.setdefault(mid, np.zeros(len(words)))[qi] = score
-        return stamp, found, scores
+        hits = {
+            (label, qi): [Found(mid, label, score) for mid, score in best]
+            for label in labels
+            for qi, best in enumerate(text[label])
+        }
+        return stamp, hits
 
     def candidates(
-        self,
-        ns: str,
-        queries: list[str],
-        qv: np.ndarray,
-        labels: list[str],
-        lexical: bool,
-        begun: Begun | None = None,
+        self, ns: str, queries: list[str], qv: np.ndarray, labels: list[str], begun: Begun
     ) -> _Found:
-        """Candidates in columns, from the vector index and (if ``lexical``) full-text
-        search; ``begun``: what ``begin`` started, else it is started here."""
+        """Candidates in columns, from the vector index and the full-text searches ``begun``
+        started (``begin``)."""
         run, kp = self.backend.read, self.settings.recall_candidates
         index = self.searcher.index
-        begun = begun or self.begin(ns, queries, labels, lexical)
         found: list[tuple[Found, str]] = []
-        scores: dict[str, np.ndarray] = {}
         jobs = None
         if index is not None:  # in process, here: the version checked, array sums a label
-            if begun.text is not None:
-                stamp, found, scores = begun.text.result()
-            else:
-                checked = begun.checked
-                stamp = checked.result() if isinstance(checked, Future) else checked
-            near, _ = index.find(run, ns, labels, kp, qv, None, stamp)
-            found += [(Found(i, label, c), "vector") for label in labels for q in near[label]
-                      for i, c in q]  # fmt: skip
+            near, _ = index.find(run, ns, labels, kp, qv, None, begun.version())
+            found = [(Found(i, label, c), "vector") for label in labels for q in near[label]
+                     for i, c in q]  # fmt: skip
         else:
             jobs = [
                 self._pool.submit(self.searcher.nearest, run, ns, label, qv, kp, True)
@@ -379,8 +382,9 @@ class Recaller:
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         if jobs is not None:
             found += [(f, "vector") for job in jobs for per_q in job.result() for f in per_q]
-        for (_, qi), job in begun.full.items():
-            for f in job.result():
+        scores: dict[str, np.ndarray] = {}
+        for (_, qi), text in begun.hits().items():
+            for f in text:
                 found.append((f, "fulltext"))
                 scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
         for f, source in found:
@@ -572,7 +576,7 @@ class Recaller:
         ``floor``: an activation that cannot reach the top k (weights are <= 1, so nothing
         beyond it can either); the walk stops under max(theta, floor) - exact pruning. The
         store (or the read index) weighs the edges and drops the steps under it. At most
-        ``walk_max_reached`` memories are kept, those of highest activation (``_strongest``,
+        ``walk_max_reached`` memories are kept, those of highest activation (``_most_activated``,
         after each step: what a memory dropped would reach is weaker still).
         """
         s = self.settings
@@ -608,7 +612,7 @@ class Recaller:
                 best[dst] = (act, [*best[src][1], (src, dst, edge, w)])
                 frontier.add(dst)
             if s.walk_max_reached and len(best) > s.walk_max_reached:
-                best = _strongest(best, s.walk_max_reached)
+                best = _most_activated(best, s.walk_max_reached)
                 frontier &= best.keys()
         return best, {mid: row for mid, row in rows.items() if mid in best}
 
@@ -676,7 +680,7 @@ class Recaller:
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1
         ground = Grounding.of(queries, derived, asker)
-        found = self.candidates(ns, queries, qv, labels, (mode == "walk"), begun)
+        found = self.candidates(ns, queries, qv, labels, begun)
         seen = found.cols.visible(as_of, history)
         keep = found if seen.all() else found.take(np.flatnonzero(seen))
         rel, sim, stats = self.score(keep.cols, keep.lexical, qv, ground)
@@ -905,7 +909,7 @@ class _ZStats:
 GAIN_BATCH = 32
 
 
-def _strongest(
+def _most_activated(
     best: dict[str, tuple[float, list[Hop]]], n: int
 ) -> dict[str, tuple[float, list[Hop]]]:
     """The ``n`` memories of highest activation (ties: the smaller id), anchors first: each
