@@ -95,6 +95,8 @@ class _Found:
 
 
 Texts = dict[tuple[str, int], list[Found]]  # each (label, query)'s full-text hits
+#: full-text hits as candidates (found, how) and each one's score per query (0: not hit)
+Scored = tuple[list[tuple[Found, str]], dict[str, np.ndarray]]
 
 
 @dataclass
@@ -102,8 +104,8 @@ class Begun:
     """What a recall started before its query was embedded (``Recaller.begin``)."""
 
     checked: Future[Stamp] | Stamp | None  # the read index's version check (None: no index)
-    #: in process: the version searched at, and the full-text hits
-    text: Future[tuple[Stamp | None, Texts]] | None = None
+    #: in process: the version searched at, and the full-text hits scored (on its thread)
+    text: Future[tuple[Stamp | None, Scored]] | None = None
     #: in the engine: a job each (label, query)
     full: dict[tuple[str, int], Future[list[Found]]] = field(default_factory=dict)
 
@@ -116,11 +118,22 @@ class Begun:
         """The version the read index is searched at (None: read by the search itself)."""
         return self.text.result()[0] if self.text is not None else _done(self.checked)
 
-    def hits(self) -> Texts:
-        """Each (label, query)'s full-text hits (none when not searched)."""
+    def hits(self, queries: int) -> Scored:
+        """The full-text hits of the ``queries`` searched (none when not searched)."""
         if self.text is not None:
             return self.text.result()[1]
-        return {key: job.result() for key, job in self.full.items()}
+        return _scored({key: job.result() for key, job in self.full.items()}, queries)
+
+
+def _scored(hits: Texts, queries: int) -> Scored:
+    """``hits`` as candidates, and each one's score per query."""
+    found: list[tuple[Found, str]] = []
+    scores: dict[str, np.ndarray] = {}
+    for (_, qi), text in hits.items():
+        for f in text:
+            found.append((f, "fulltext"))
+            scores.setdefault(f.id, np.zeros(queries))[qi] = f.score
+    return found, scores
 
 
 def _done(value: Future[Stamp] | Stamp | None) -> Stamp | None:
@@ -346,10 +359,10 @@ class Recaller:
         labels: list[str],
         words: list[list[str]],
         checked: Future[Stamp] | Stamp,
-    ) -> tuple[Stamp | None, Texts]:
-        """The read index's full-text hits of each list of ``words`` (``begin``) at the
-        version ``checked`` (a job queued before this one on the same threads, first in
-        first out: never one that waits for a thread), and that version."""
+    ) -> tuple[Stamp | None, Scored]:
+        """The read index's full-text hits of each list of ``words`` (``begin``), scored,
+        at the version ``checked`` (a job queued before this one on the same threads, first
+        in first out: never one that waits for a thread), and that version."""
         stamp = _done(checked)
         kp = self.settings.recall_candidates
         text = index.find(self.backend.read, ns, labels, kp, None, words, stamp)[1]
@@ -358,7 +371,7 @@ class Recaller:
             for label in labels
             for qi, best in enumerate(text[label])
         }
-        return stamp, hits
+        return stamp, _scored(hits, len(words))
 
     def candidates(
         self, ns: str, queries: list[str], qv: np.ndarray, labels: list[str], begun: Begun
@@ -382,11 +395,8 @@ class Recaller:
         rows: dict[str, dict[str, Any]] = {}  # what the searches brought along
         if jobs is not None:
             found += [(f, "vector") for job in jobs for per_q in job.result() for f in per_q]
-        scores: dict[str, np.ndarray] = {}
-        for (_, qi), text in begun.hits().items():
-            for f in text:
-                found.append((f, "fulltext"))
-                scores.setdefault(f.id, np.zeros(len(queries)))[qi] = f.score
+        text, scores = begun.hits(len(queries))
+        found += text
         for f, source in found:
             hits.setdefault(f.id, set()).add(source)
             if f.row is not None:
