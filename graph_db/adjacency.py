@@ -191,24 +191,35 @@ class Adjacency:
         refs = np.concatenate(lists).astype(np.intp)
         seg = np.repeat(np.arange(len(held)), [len(r) for r in lists])
         liquid, fixed = self.liquid, self.fixed
+        kind = np.full(len(refs), _KIND["ASSOC"], np.int8)
+        fx = refs < 0
+        kind[fx] = fixed.kind[~refs[fx]]
+        walkable = kind != ENTITY
+        # a hub's fan-out is chosen among all its edges (``over``): its strongest first
+        over = np.bincount(seg[walkable], minlength=len(held)) > fanout
+        # an ASSOC edge's weight only decays from the one stored, so the steps that may
+        # reach ``stop`` are found before any decay is computed (most of a hub's are not)
+        act = np.array([frontier[i][1] for i, _ in held])[seg]
+        bound = np.where(kind == _KIND["NEXT"], next_w, derived_w)
+        lq = refs >= 0
+        bound[lq] = liquid.w[refs[lq]]
+        at = np.flatnonzero(walkable & (act * bound >= stop))
+        refs, seg, kind, act = refs[at], seg[at], kind[at], act[at]
         lq = refs >= 0
         fx, es, fs = ~lq, refs[lq], ~refs[~lq]
-        kind = np.full(len(refs), _KIND["ASSOC"], np.int8)
-        kind[fx] = fixed.kind[fs]
         a, b = np.empty(len(refs), np.int32), np.empty(len(refs), np.int32)
         a[lq], a[fx], b[lq], b[fx] = liquid.a[es], fixed.a[fs], liquid.b[es], fixed.b[fs]
-        w = np.empty(len(refs))
+        w = bound[at]
         w[lq] = self._weights(es, now, decay)
-        w[kind == _KIND["NEXT"]] = next_w
-        w[kind == _KIND["DERIVED_FROM"]] = derived_w
         mine = np.array([m for _, m in held])[seg]
         others = np.where(a == mine, b, a)
+        walked = np.flatnonzero(act * w >= stop)  # in the order each node lists them
+        if over[seg[walked]].any():
+            # the steps left of a hub are the first of all its edges by strength: its
+            # strongest ``fanout`` that reach ``stop`` are the first ``fanout`` left
+            walked = _strongest(walked, seg[walked], over, w, others, kind, self.nodes.ids,
+                                fanout)  # fmt: skip
         ids, source = self.nodes.ids, [frontier[i][0] for i, _ in held]
-        walked = np.flatnonzero(kind != ENTITY)  # in the order each node lists them
-        if (np.bincount(seg[walked], minlength=len(held)) > fanout).any():
-            walked = _strongest(walked, seg[walked], w, others, kind, ids, fanout)
-        act = np.array([frontier[i][1] for i, _ in held])[seg[walked]]
-        walked = walked[act * w[walked] >= stop]
         return [
             (source[s], ids[you], KINDS[k], weight)  # type: ignore[misc]
             for s, you, k, weight in zip(seg[walked].tolist(), others[walked].tolist(),
@@ -325,6 +336,7 @@ def _refs(held: bytearray | None) -> list[int]:
 def _strongest(
     walked: np.ndarray,
     seg: np.ndarray,
+    over: np.ndarray,
     w: np.ndarray,
     others: np.ndarray,
     kind: np.ndarray,
@@ -332,15 +344,16 @@ def _strongest(
     fanout: int,
 ) -> np.ndarray:
     """``walked`` (edge positions, each node's in listing order; ``seg``: whose) with at
-    most ``fanout`` of a node's: its strongest, strongest first, ties to the smaller id at
-    the other end, then the kind (``others``: the other end's node and ``kind`` the edge's
-    kind, by position; ``ids``: the nodes' ids). Not to the edge listed first: a node lists
-    its edges in the order they came, written through or read back, and the edges one recall
-    co-fired start out tied."""
+    most ``fanout`` of each node marked ``over``: its strongest, strongest first, ties to
+    the smaller id at the other end, then the kind (``others``: the other end's node and
+    ``kind`` the edge's kind, by position; ``ids``: the nodes' ids). Not to the edge listed
+    first: a node lists its edges in the order they came, written through or read back, and
+    the edges one recall co-fired start out tied."""
     parts = []
     bounds = np.flatnonzero(np.diff(seg)) + 1
-    for part in np.split(walked, bounds):
-        if len(part) > fanout:
+    owners = over[seg[np.concatenate([[0], bounds])]].tolist()
+    for part, hub in zip(np.split(walked, bounds), owners, strict=True):
+        if hub:
             rank = np.unique(np.array([ids[o] for o in others[part]]), return_inverse=True)[1]
             part = part[np.lexsort((kind[part], rank, -w[part]))[:fanout]]
         parts.append(part)

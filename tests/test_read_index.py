@@ -747,6 +747,35 @@ def test_the_walk_keeps_a_hubs_strongest_edges_ties_by_id_whatever_order_they_ca
     assert reached == [(other, kind) for other, kind, _ in strong] + ties
 
 
+def test_a_hubs_steps_that_reach_the_threshold_come_strongest_first_and_decayed():
+    """A hub of more edges than the fan-out of which fewer reach ``stop``: those, and only
+    those, strongest first (the fan-out is chosen among all its edges), weighed as decayed
+    (an edge stored strong enough but decayed since is not stepped over); a node under the
+    fan-out keeps its listing order."""
+    from graph_db.adjacency import Adjacency
+
+    rng = np.random.default_rng(1)
+    now, fanout, decay = 1_000.0, 256, DecayParams(0.01, 0.0)
+    weights = {f"e{i:03d}": float(w) for i, w in enumerate(rng.uniform(0.01, 0.99, 300))}
+    held = Adjacency()
+    for other in rng.permutation(sorted(weights)):
+        held.set_edge("hub", other, "ASSOC", weights[other], now, now, True)  # no decay
+    held.set_edge("hub", "faded", "ASSOC", 0.95, 0.0, 0.0, False)  # 0.95 x e^-10 now
+    for other in ("z", "y", "x"):
+        held.set_edge(
+            "small", other, "ASSOC", {"z": 0.3, "y": 0.7, "x": 0.9}[other], now, now, True
+        )
+    stop, act = 0.5, 0.8  # reached: w >= 0.625
+
+    def steps(name):
+        return held.step([(name, act)], stop, now, decay, 0.37, 0.8, fanout)
+
+    strong = sorted((o for o, w in weights.items() if act * w >= stop), key=lambda o: -weights[o])
+    assert 0 < len(strong) < fanout
+    assert [(dst, w) for _, dst, _, w in steps("hub")] == [(o, weights[o]) for o in strong]
+    assert [dst for _, dst, _, _ in steps("small")] == ["y", "x"]  # as listed, not by strength
+
+
 def test_a_namespace_read_back_from_the_store_ranks_ties_as_written_through(graph, ns):
     """Memories tied in a search (the same text: the same vector and terms) are told apart
     by their write order as stored (``seq``); so a namespace read back from the store,
