@@ -99,6 +99,20 @@ def test_a_walk_keeps_its_strongest_memories_up_to_walk_max_reached(graph, ns):
     assert walked(3) == {b: (pytest.approx(weights[b]), [(anchor, b)]) for b in strongest}
 
 
+def test_the_walks_cut_keeps_the_anchors_then_the_strongest_ties_to_the_smaller_id():
+    """Held to n memories, a walk keeps every anchor (no path), then its most activated;
+    of those tied at the cut, the smaller ids; nothing is cut under n."""
+    from graph_db.recall import _most_activated
+
+    hop = [("a", "x", "ASSOC", 1.0)]
+    best = {"a": (0.9, []), "b": (0.1, []), "m5": (0.5, hop), "m1": (0.3, hop),
+            "m4": (0.3, hop), "m2": (0.3, hop), "m3": (0.2, hop), "m0": (0.7, hop)}  # fmt: skip
+    assert set(_most_activated(best, 5)) == {"a", "b", "m0", "m5", "m1"}
+    assert set(_most_activated(best, 6)) == {"a", "b", "m0", "m5", "m1", "m2"}
+    assert set(_most_activated(best, 2)) == {"a", "b"}  # anchors stay, even over n
+    assert _most_activated(best, 8) == best
+
+
 def test_single_shot_vector_mode_ranks_by_cosine_only(graph, ns):
     _turns(graph, ns, [("a", "I love my cat"), ("a", "Stock markets fell"), ("a", "Cats purr")])
     hits = graph.recall(ns, "kittens and cats", k=3, mode="vector", fire=False)
