@@ -187,9 +187,9 @@ class Adjacency:
         if not held:
             return []
         # every edge of the frontier at once; ``seg``: whose (an index into ``held``)
-        lists = [np.frombuffer(incident[me], np.int32) for _, me in held]  # type: ignore[arg-type]
-        refs = np.concatenate(lists).astype(np.intp)
-        seg = np.repeat(np.arange(len(held)), [len(r) for r in lists])
+        lists = [incident[me] for _, me in held]
+        refs = np.frombuffer(b"".join(lists), np.int32).astype(np.intp)  # type: ignore[arg-type]
+        seg = np.repeat(np.arange(len(held)), [len(r) // _REF.size for r in lists])  # type: ignore[arg-type]
         liquid, fixed = self.liquid, self.fixed
         kind = np.full(len(refs), _KIND["ASSOC"], np.int8)
         fx = refs < 0
@@ -348,16 +348,24 @@ def _strongest(
     the smaller id at the other end, then the kind (``others``: the other end's node and
     ``kind`` the edge's kind, by position; ``ids``: the nodes' ids). Not to the edge listed
     first: a node lists its edges in the order they came, written through or read back, and
-    the edges one recall co-fired start out tied."""
-    parts = []
+    the edges one recall co-fired start out tied. The other nodes' edges stay as listed."""
     bounds = np.flatnonzero(np.diff(seg)) + 1
-    owners = over[seg[np.concatenate([[0], bounds])]].tolist()
-    for part, hub in zip(np.split(walked, bounds), owners, strict=True):
-        if hub:
+    starts, ends = np.concatenate([[0], bounds]), np.concatenate([bounds, [len(seg)]])
+    pieces, done = [], 0
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        if not over[seg[a]]:
+            continue
+        part = walked[a:b]
+        weight = w[part]
+        if len(np.unique(weight)) == len(part):  # no ties: strength alone orders them
+            order = np.argsort(-weight, kind="stable")
+        else:
             rank = np.unique(np.array([ids[o] for o in others[part]]), return_inverse=True)[1]
-            part = part[np.lexsort((kind[part], rank, -w[part]))[:fanout]]
-        parts.append(part)
-    return np.concatenate(parts)
+            order = np.lexsort((kind[part], rank, -weight))
+        pieces += [walked[done:a], part[order[:fanout]]]
+        done = b
+    pieces.append(walked[done:])
+    return np.concatenate(pieces)
 
 
 def _num(value: Any, default: float = math.nan) -> float:
