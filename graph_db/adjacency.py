@@ -198,18 +198,18 @@ class Adjacency:
         # a hub's fan-out is chosen among all its edges (``over``): its strongest first
         over = np.bincount(seg[walkable], minlength=len(held)) > fanout
         # an ASSOC edge's weight only decays from the one stored, so the steps that may
-        # reach ``stop`` are found before any decay is computed (most of a hub's are not)
+        # reach ``stop`` are found before any decay is computed
         act = np.array([frontier[i][1] for i, _ in held])[seg]
         bound = np.where(kind == _KIND["NEXT"], next_w, derived_w)
         lq = refs >= 0
         bound[lq] = liquid.w[refs[lq]]
-        at = np.flatnonzero(walkable & (act * bound >= stop))
-        refs, seg, kind, act = refs[at], seg[at], kind[at], act[at]
+        may = np.flatnonzero(walkable & (act * bound >= stop))
+        refs, seg, kind, act = refs[may], seg[may], kind[may], act[may]
         lq = refs >= 0
         fx, es, fs = ~lq, refs[lq], ~refs[~lq]
         a, b = np.empty(len(refs), np.int32), np.empty(len(refs), np.int32)
         a[lq], a[fx], b[lq], b[fx] = liquid.a[es], fixed.a[fs], liquid.b[es], fixed.b[fs]
-        w = bound[at]
+        w = bound[may]
         w[lq] = self._weights(es, now, decay)
         mine = np.array([m for _, m in held])[seg]
         others = np.where(a == mine, b, a)
