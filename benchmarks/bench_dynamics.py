@@ -4,6 +4,7 @@
     python benchmarks/bench_dynamics.py --sizes 2000           # smoke run (~2 min idle)
     python benchmarks/bench_dynamics.py --sizes 10000 100000 --keep DIR --assoc-edges 1000000
     ... --engine arcadedb|neo4j|both                          # default both, one after the other
+    ... --keep DIR --only recall_walk_compare --compare recall_name_free=false   # a trade, timed
 
 For each size N and each engine (the embedded ArcadeDB; Neo4j: MAGS_NEO4J_URI's, or a local
 Neo4j Community started for the run, see benchmarks/engines.py) a fresh store (a temporary
@@ -23,7 +24,8 @@ fill cut short goes on where it stopped when run again). Then, with the real def
     mode "walk" and "vector" over distinct, uncached queries (fire=True, the default),
     and the ASSOC edges those recalls created; walk with its trace and without (blocks
     of 25), 200 ms apart (idle between, as a chat's turns come), and with the read index
-    and without;
+    and without; with ``--compare NAME=VALUE ...``, with those settings against the defaults
+    query by query (trace on), and how often the top 10 stays the same;
   - ``maintain(ns)`` wall time and its report: the first, full pass right after the fill
     (every memory and edge), an incremental pass after the recalls (visits what they
     changed), one with the clock moved ``--age-days`` ahead (edges expire, every memory's
@@ -60,7 +62,7 @@ from bench_store import ADJ, NAMES, PLACES, TEMPLATES, TOPICS, git_commit, log_c
 from rich.table import Table
 from tqdm import tqdm
 
-from graph_db import GraphSettings, LiquidGraph, index_file
+from graph_db import TUNABLE, GraphSettings, LiquidGraph, index_file
 from graph_db.backends import GraphBackend, Tx
 from graph_db.embeddings import CachedEmbedder, Embedder, make_embedder
 
@@ -71,7 +73,7 @@ FACT_SHARE = 0.2
 #: the measurement's steps, in order (``--only`` picks some)
 STEPS = ("maintain_full", "query_embedding", "read_index_build", "hnsw_agreement", "recall_walk",
          "recall_vector", "recall_walk_trace", "recall_walk_paced", "recall_walk_engine",
-         "recall_walk_lean", "maintain", "maintain_aged", "maintain_kcore",
+         "recall_walk_lean", "recall_walk_compare", "maintain", "maintain_aged", "maintain_kcore",
          "maintain_small_beside", "graph_after")  # fmt: skip
 WARMUP = 50  # recalls before each step's timing: its own paths warm, its traces written
 #: --engine-warm-s: back-to-back recalls before a run's first timed one (``warm_engine``)
@@ -702,6 +704,40 @@ def time_recall_lean(g: LiquidGraph, ns: str, queries: list[str]) -> dict[str, A
     return {"settings": LEAN, "default": latency(lat[False]), "lean": latency(lat[True])}
 
 
+def time_recall_compare(
+    g: LiquidGraph, ns: str, queries: list[str], changes: dict[str, Any], agree: int = 50
+) -> dict[str, Any]:
+    """Recall (walk) as ``recall_walk`` takes it, back to back with the trace, with the
+    default settings and with ``changes`` (``--compare``: recall's ``TUNABLE``), query by
+    query, the order alternating: what a change of settings buys on this machine, both
+    sides in the same minutes of the same process. And how much it changes what recall
+    finds: of ``agree`` more queries, each recalled both ways without the trace (the graph
+    the same for both), the share whose top 10 is the same, in order, and the mean share
+    of one's top 10 in the other's."""
+    other = g.tuned(**changes)
+    lat = alternating(
+        warm(g, ns, queries),
+        lambda changed, q: recall_ms(other if changed else g, ns, q),
+        "recall walk, default / compared",
+    )
+    g.flush()
+    same, shared = [], []
+    for q in queries[:agree]:
+        a, b = ([h.id for h in view.recall(ns, q, k=10, fire=False)] for view in (g, other))
+        same.append(a == b)
+        shared.append(len(set(a) & set(b)) / max(len(a), 1))
+    return {
+        "settings": changes,
+        "default": latency(lat[False]),
+        "compared": latency(lat[True]),
+        "agreement": {
+            "queries": len(same),
+            "same_top10": float(np.mean(same)),
+            "top10_overlap": float(np.mean(shared)),
+        },
+    }
+
+
 def time_index_build(g: LiquidGraph, ns: str) -> dict[str, Any]:
     """The read index of ``ns`` built from the store: seconds, then (a second build, traced)
     the memory it holds, its vectors apart."""
@@ -918,6 +954,10 @@ def measure(
             lambda: time_recall_index_on_off(g, ns, gen.queries(per_mode, taken)),
         ),
         ("recall_walk_lean", lambda: time_recall_lean(g, ns, gen.queries(per_mode, taken))),
+        (
+            "recall_walk_compare",
+            lambda: time_recall_compare(g, ns, gen.queries(per_mode, taken), args.compare),
+        ),
         ("maintain", lambda: time_maintain(g, ns, None)),
         ("maintain_aged", lambda: time_maintain(g, ns, aged, kcore=False)),
         ("maintain_kcore", lambda: time_maintain(g, ns, aged, kcore=True)),
@@ -926,7 +966,8 @@ def measure(
     ]
     assert [key for key, _ in steps] == list(STEPS)
     for key, step in steps:  # a failing step is recorded; the others still run
-        if args.only and key not in args.only:
+        asked = not args.only or key in args.only
+        if not asked or (key == "recall_walk_compare" and not args.compare):
             continue
         if key.startswith("recall_") and args.engine_warm_s > 0 and "engine_warmup" not in res:
             more = functools.partial(gen.queries, taken=taken)
@@ -1004,6 +1045,14 @@ def display(r: dict[str, Any]) -> dict[str, str]:
         for side in ("default", "lean"):
             how = "defaults" if side == "default" else lean
             out[f"recall walk, no trace, interleaved, {how} p50 / p95 (ms)"] = _ms(rec[side])
+    if rec := r.get("recall_walk_compare"):
+        changed = ", ".join(f"{k} {v}" for k, v in rec["settings"].items())
+        for side, how in (("default", "defaults"), ("compared", changed)):
+            out[f"recall walk, trace on, interleaved, {how} p50 / p95 (ms)"] = _ms(rec[side])
+        agreed = rec["agreement"]
+        out["  compared: same top 10 / top-10 overlap"] = (
+            f"{agreed['same_top10']:.2f} / {agreed['top10_overlap']:.2f}"
+        )
     for mode in ("walk", "vector"):
         if rec := r.get(f"recall_{mode}"):
             out[f"recall {mode} p50 / p95 (ms)"] = _ms(rec)
@@ -1042,6 +1091,15 @@ MAINTAIN_STEPS = (  # (step, label): the first pass is full; the others incremen
     ("maintain_kcore", "k-core decomposition"),
     ("maintain_small_beside", "a 200-memory namespace beside it, clock + age"),
 )
+
+
+def _setting(text: str) -> tuple[str, str]:
+    """``--compare``'s NAME=VALUE (the value checked by the settings' own types)."""
+    name, sep, value = text.partition("=")
+    recall = sorted(k for k, group in TUNABLE.items() if group == "recall")
+    if not sep or name not in recall:
+        raise argparse.ArgumentTypeError(f"want NAME=VALUE, NAME one of {recall}")
+    return name, value
 
 
 def _ms(timed: dict[str, Any]) -> str:
@@ -1092,6 +1150,15 @@ def main() -> None:
     )
     ap.add_argument("--fill-only", action="store_true", help="only fill and count the graph")
     ap.add_argument(
+        "--compare",
+        nargs="+",
+        type=_setting,
+        metavar="NAME=VALUE",
+        help="also time recall (walk, with the trace) with these settings against the "
+        "defaults, query by query (step recall_walk_compare; names: graph_db.TUNABLE's "
+        "recall settings), and count how often the top 10 stays the same",
+    )
+    ap.add_argument(
         "--only",
         nargs="+",
         choices=STEPS,
@@ -1108,6 +1175,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "results" / "bench_dynamics.json")
     engines.add_options(ap)
     args = ap.parse_args()
+    args.compare = dict(args.compare or ())
     # SIGTERM (the way a long fill is stopped) unwinds like Ctrl-C: the graph closes and
     # saves its read index, so the fill that goes on loads it instead of reading it whole
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))

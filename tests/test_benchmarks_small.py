@@ -194,6 +194,24 @@ def test_the_trace_blocks_count_what_a_recall_costs_the_engine_and_the_process(g
     assert off["engine_cpu_ms"] >= 0 and off["process_cpu_ms"] > 0 and on["process_cpu_ms"] > 0
 
 
+def test_a_compared_setting_is_timed_beside_the_defaults_and_its_agreement_counted(graph, ns):
+    """bench_dynamics' ``--compare``: recall with the settings given and with the defaults,
+    query by query, as many timed either way; the share of top 10s left the same is 1 for
+    a change that changes nothing here, under 1 for one that does."""
+    from bench_dynamics import WARMUP, SynthMemory, time_recall_compare
+
+    graph.add_episodes(ns, [f"Sam walked the dog to the park on day {i}" for i in range(30)])
+    graph.add_episodes(ns, [f"Kai cooked {dish} for Sam" for dish in ("rice", "soup", "pie")])
+    gen = SynthMemory(600, 3)
+    queries = [*gen.queries(WARMUP + 6, set()), "What did Kai cook?", "Where did Sam walk?"]
+    noop = time_recall_compare(graph, ns, queries, {"walk_max_fanout": 100_000}, agree=70)
+    assert noop["default"]["queries"] == noop["compared"]["queries"] == len(queries) - WARMUP
+    assert noop["agreement"] == {"queries": len(queries), "same_top10": 1.0, "top10_overlap": 1.0}
+    fewer = time_recall_compare(graph, ns, queries, {"recall_candidates": 1, "recall_anchors": 1})
+    assert fewer["settings"] == {"recall_candidates": 1, "recall_anchors": 1}
+    assert fewer["agreement"]["same_top10"] < 1.0
+
+
 @pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not beside the repo (../shared)")
 def test_ingest_benchmark_replays_what_the_model_embedded(graph):
     """bench_ingest on the first sessions of conv-26, twice: each ingest starts with an
