@@ -204,8 +204,7 @@ class Adjacency:
         lq = refs >= 0
         bound[lq] = liquid.w[refs[lq]]
         may = np.flatnonzero(walkable & (act * bound >= stop))
-        refs, seg, kind, act = refs[may], seg[may], kind[may], act[may]
-        lq = refs >= 0
+        refs, seg, kind, act, lq = refs[may], seg[may], kind[may], act[may], lq[may]
         fx, es, fs = ~lq, refs[lq], ~refs[~lq]
         a, b = np.empty(len(refs), np.int32), np.empty(len(refs), np.int32)
         a[lq], a[fx], b[lq], b[fx] = liquid.a[es], fixed.a[fs], liquid.b[es], fixed.b[fs]

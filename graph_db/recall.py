@@ -920,7 +920,7 @@ class _ZStats:
 
 
 #: a memory the walk has not reached: no activation, no path
-_UNREACHED: tuple[float, list[Hop]] = (0.0, [])
+_UNREACHED: tuple[float, tuple[Hop, ...]] = (0.0, ())
 #: candidates whose gains ``facility_location`` computes again at once (one product)
 GAIN_BATCH = 32
 
@@ -936,10 +936,10 @@ def _most_activated(
     room = max(0, n - len(anchors))
     if len(walked) <= room:
         return best
-    act = np.array([best[mid][0] for mid in walked])
-    cut = -np.partition(-act, room - 1)[room - 1] if room else math.inf
-    above = [mid for mid, a in zip(walked, act.tolist(), strict=True) if a > cut]
-    tied = sorted(mid for mid, a in zip(walked, act.tolist(), strict=True) if a == cut)
+    act = [best[mid][0] for mid in walked]
+    cut = -np.partition(-np.array(act), room - 1)[room - 1] if room else math.inf
+    above = [mid for mid, a in zip(walked, act, strict=True) if a > cut]
+    tied = sorted(mid for mid, a in zip(walked, act, strict=True) if a == cut)
     return {mid: best[mid] for mid in anchors + above + tied[: room - len(above)]}
 
 
