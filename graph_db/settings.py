@@ -490,6 +490,8 @@ TUNABLE: dict[str, Literal["recall", "maintenance"]] = {
     "recall_lexical_weight": "recall",
     "recall_length_prior": "recall",
     "recall_length_cap": "recall",
+    "recall_name_free": "recall",
+    "recall_name_free_penalty": "recall",
     "walk_depth": "recall",
     "walk_threshold": "recall",
     "walk_max_fanout": "recall",

@@ -175,9 +175,9 @@ class StatsHistory(BaseModel):
 
 class Knob(BaseModel):
     name: str
-    value: float | int | None = Field(description="The store's value (null: no limit).")
+    value: bool | int | float | None = Field(description="The store's value (null: no limit).")
     description: str
-    kind: Literal["int", "float"]
+    kind: Literal["bool", "int", "float"]
     group: Literal["recall", "maintenance"]
     minimum: float | None = None
     maximum: float | None = None
@@ -225,7 +225,7 @@ class SearchIn(BaseModel):
 
 
 Tuning = Annotated[
-    dict[str, float | None] | None,
+    dict[str, bool | float | None] | None,
     Field(description="Tunable settings for this call only (GET .../settings lists them)."),
 ]
 
@@ -602,7 +602,7 @@ def create_app(
     return app
 
 
-def _tuned(graph: LiquidGraph, settings: dict[str, float | None] | None) -> LiquidGraph:
+def _tuned(graph: LiquidGraph, settings: dict[str, bool | float | None] | None) -> LiquidGraph:
     return graph.tuned(**settings) if settings else graph
 
 
@@ -619,10 +619,10 @@ def _knob(name: str, group: Literal["recall", "maintenance"], settings: GraphSet
             if getattr(rule, key, None) is not None:
                 bounds[side] = float(getattr(rule, key))
     types = {field.annotation, *get_args(field.annotation)}
+    kind = "bool" if bool in types else "int" if int in types else "float"
     return Knob(
         name=name, value=getattr(settings, name), description=field.description or name,
-        kind="int" if int in types else "float", group=group, nullable=type(None) in types,
-        **bounds,
+        kind=kind, group=group, nullable=type(None) in types, **bounds,
     )  # fmt: skip
 
 

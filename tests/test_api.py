@@ -238,6 +238,10 @@ def test_graph_view_knobs_and_a_maintenance_preview(client: TestClient, ns: str)
     assert knobs["walk_depth"]["minimum"] == 0
     assert knobs["w_min"]["group"] == "maintenance" and knobs["w_min"]["maximum"] == 1
     assert knobs["capacity"]["nullable"] is True
+    assert (
+        knobs["recall_name_free"]["kind"] == "bool" and knobs["recall_name_free"]["value"] is True
+    )
+    assert knobs["recall_name_free_penalty"]["kind"] == "float"
 
     flat = ok(
         client.post(
@@ -245,6 +249,12 @@ def test_graph_view_knobs_and_a_maintenance_preview(client: TestClient, ns: str)
         )
     )
     assert flat["hits"] and all(not h["path"] for h in flat["hits"])
+    named = {"query": "Where do I live?", "settings": {"recall_name_free": False}}
+    assert ok(client.post(f"{v1}/recall", json=named))["hits"]
+    bad = failed(
+        client.post(f"{v1}/recall", json={"query": "x", "settings": {"walk_depth": -1}}), 422
+    )
+    assert "walk_depth" in bad
     bad = failed(client.post(f"{v1}/recall", json={"query": "x", "settings": {"home": 1}}), 422)
     assert "tunable" in bad
 

@@ -301,6 +301,9 @@ def test_recall_also_searches_the_query_without_its_names(graph, ns, monkeypatch
     assert hits[0].memory.text.startswith("I finally cooked")
     graph.recall(ns, "What did Nate cook?", k=2, fire=False, mode="vector")
     assert embedded[-1] == ["What did Nate cook?"]
+    # a what-if turns it off (a knob of the UI, a trade `bench_dynamics --compare` times)
+    graph.tuned(recall_name_free=False).recall(ns, "What did Nate cook?", k=2, fire=False)
+    assert embedded[-1] == ["What did Nate cook?"]
 
 
 def test_recall_never_crosses_namespaces(graph, ns):

@@ -241,8 +241,16 @@ def test_ui_end_to_end(graph: LiquidGraph, ns: str, browser: Browser, tmp_path: 
         page.click("#recall-form + .knobs-box summary")
         page.fill("#recall-knobs input[data-knob=walk_depth]", "0")
         page.dispatch_event("#recall-knobs input[data-knob=walk_depth]", "change")
+        # a yes/no setting is a checkbox, sent as a boolean
+        name_free = "#recall-knobs input[type=checkbox][data-knob=recall_name_free]"
+        assert page.is_checked(name_free)
+        page.uncheck(name_free)
+        assert page.locator("#recall-knobs .knob.changed").count() == 2
         before = loads(page)
-        page.click("#recall-btn")
+        with page.expect_request(lambda r: r.url.endswith("/recall")) as sent:
+            page.click("#recall-btn")
+        assert sent.value.post_data_json["settings"]["walk_depth"] == 0
+        assert sent.value.post_data_json["settings"]["recall_name_free"] is False
         reloaded_after(page, before)
         assert page.evaluate("magsUI.state.hits.filter(h => h.path.length).length") == 0
         assert count("magsUI.cy.edges('.walk').length") == 0

@@ -342,6 +342,10 @@ function renderKnobs(group, box) {
     return;
   }
   for (const s of mine) {
+    if (s.kind === "bool") {
+      box.append(switchKnob(s));
+      continue;
+    }
     const isInt = s.kind === "int";
     const base = typeof s.value === "number" ? s.value : 0;
     const min = s.minimum ?? 0;
@@ -391,6 +395,23 @@ function renderKnobs(group, box) {
       },
     }, "Reset to defaults"),
   );
+}
+
+// A yes/no setting: a checkbox, marked changed when it differs from the store's value.
+function switchKnob(s) {
+  const box = el("input", { type: "checkbox", name: s.name, "data-knob": s.name, "aria-label": s.name });
+  box.checked = Boolean(state.knobs[s.name]);
+  const row = el(
+    `div.knob${box.checked !== s.value ? ".changed" : ""}`,
+    { title: s.description ?? "" },
+    el("div.knob-head", {}, el("label.knob-name", {}, box, ` ${s.name}`), el("span.knob-default.muted", {}, `default ${s.value ? "on" : "off"}`)),
+    s.description ? el("div.knob-desc.muted", {}, s.description) : null,
+  );
+  box.addEventListener("change", () => {
+    state.knobs[s.name] = box.checked;
+    row.classList.toggle("changed", box.checked !== s.value);
+  });
+  return row;
 }
 
 // -- recall --------------------------------------------------------------------------
