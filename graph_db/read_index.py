@@ -705,8 +705,12 @@ class ReadIndex:
         """Whether a search of ``ns`` held at ``searched`` answers for the store at ``store``
         (read after the search): nothing came in between but this process's own commits,
         written through. Else a write of another process may have come before the search
-        started, and the search is run again, checked first."""
+        started, and the search is run again, checked first. A commit of this process that
+        the store has and the index not yet is waited for: the recall ran beside it, and
+        either answer is one a recall beside a write may give."""
         space = self._spaces.get(ns)
+        if space is not None and space.stamp != store and self.backend.settle(ns):
+            space = self._spaces.get(ns)
         return (
             space is not None
             and space.stamp == store

@@ -840,6 +840,49 @@ def test_a_recall_searches_full_text_while_its_query_is_embedded(graph, ns, monk
     graph.forget_namespace(ns)
 
 
+def test_a_recall_that_meets_its_own_processs_commit_waits_for_it_instead_of_again(graph, ns):
+    """This process commits between a recall's search and its results' read (a recall's
+    trace, another thread's write): the read finds the store a version ahead of the index.
+    The recall waits for that commit's write-through and keeps its answer; it is not run
+    again (another process's write is: the test above)."""
+    graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
+    assert _recalled(graph, ns, "where is the spare key", k=1)  # held
+    held, release = threading.Event(), threading.Event()
+
+    def hold(commit):  # ahead of the read index's listener: its write-through waits
+        held.set()
+        release.wait(30)
+
+    main, reads, read = threading.get_ident(), [], graph.backend.read
+    written: list[list[str]] = []
+    writer = threading.Thread(
+        target=lambda: written.append(graph.add_episodes(ns, ["I sold the cello"]))
+    )
+
+    def counted(name, **params):
+        if threading.get_ident() == main:
+            reads.append(name)
+            if name == "recall_results" and not held.is_set():  # searched: now a commit
+                writer.start()
+                assert held.wait(30)  # committed, not written through
+                threading.Timer(0.3, release.set).start()
+        return read(name, **params)
+
+    graph.backend.on_commit.insert(0, hold)
+    graph.backend.read = counted
+    try:
+        hits = graph.recall(ns, "which instrument am I learning", k=1, fire=False)
+    finally:
+        graph.backend.read = read
+        graph.backend.on_commit.remove(hold)
+        release.set()
+    writer.join(30)
+    assert [h.memory.text for h in hits] == ["I started learning the cello in January"]
+    assert reads == ["recall_results"]  # the store's version came with the results: kept
+    assert written and _recalled(graph, ns, "I sold the cello", k=1) == written[0]
+    graph.forget_namespace(ns)
+
+
 def test_a_held_namespace_is_searched_as_held_and_again_when_another_process_wrote(graph, ns):
     """A recall of a namespace the index holds reads the store once, for its results and
     version together; when another process wrote since, the version read with the results
