@@ -707,7 +707,10 @@ class ReadIndex:
         written through. Else a write of another process may have come before the search
         started, and the search is run again, checked first. A commit of this process that
         the store has and the index not yet is waited for: the recall ran beside it, and
-        either answer is one a recall beside a write may give."""
+        either answer is one a recall beside a write may give (as when the store, read, is
+        still at the version searched and the index has since moved on)."""
+        if store == searched:
+            return True
         space = self._spaces.get(ns)
         if space is not None and space.stamp != store and self.backend.settle(ns):
             space = self._spaces.get(ns)

@@ -840,11 +840,13 @@ def test_a_recall_searches_full_text_while_its_query_is_embedded(graph, ns, monk
     graph.forget_namespace(ns)
 
 
-def test_a_recall_that_meets_its_own_processs_commit_waits_for_it_instead_of_again(graph, ns):
-    """This process commits between a recall's search and its results' read (a recall's
-    trace, another thread's write): the read finds the store a version ahead of the index.
-    The recall waits for that commit's write-through and keeps its answer; it is not run
-    again (another process's write is: the test above)."""
+@pytest.mark.parametrize("landed", ["before the read", "after the read"])
+def test_a_recall_that_meets_its_own_processs_commit_keeps_its_answer(graph, ns, landed):
+    """This process commits while a recall is between its search and its results' check (a
+    recall's trace, another thread's write). Before the read, the store is a version ahead of
+    the index: the recall waits for the commit's write-through. After it, the store as read
+    is the version searched, and the index has moved on. Either way the recall keeps its
+    answer and is not run again (another process's write makes it: the test below)."""
     graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     assert _recalled(graph, ns, "where is the spare key", k=1)  # held
     held, release = threading.Event(), threading.Event()
@@ -860,22 +862,30 @@ def test_a_recall_that_meets_its_own_processs_commit_waits_for_it_instead_of_aga
     )
 
     def counted(name, **params):
-        if threading.get_ident() == main:
-            reads.append(name)
-            if name == "recall_results" and not held.is_set():  # searched: now a commit
-                writer.start()
-                assert held.wait(30)  # committed, not written through
-                threading.Timer(0.3, release.set).start()
+        if threading.get_ident() != main:
+            return read(name, **params)
+        reads.append(name)
+        if name != "recall_results" or writer.ident:  # searched once: now the commit
+            return read(name, **params)
+        if landed == "after the read":
+            rows = read(name, **params)
+            writer.start()  # committed and written through before the check
+            writer.join(30)
+            return rows
+        graph.backend.on_commit.insert(0, hold)
+        writer.start()
+        assert held.wait(30)  # committed, not written through
+        threading.Timer(0.3, release.set).start()
         return read(name, **params)
 
-    graph.backend.on_commit.insert(0, hold)
     graph.backend.read = counted
     try:
         hits = graph.recall(ns, "which instrument am I learning", k=1, fire=False)
     finally:
         graph.backend.read = read
-        graph.backend.on_commit.remove(hold)
         release.set()
+        if hold in graph.backend.on_commit:
+            graph.backend.on_commit.remove(hold)
     writer.join(30)
     assert [h.memory.text for h in hits] == ["I started learning the cello in January"]
     assert reads == ["recall_results"]  # the store's version came with the results: kept
