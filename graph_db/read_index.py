@@ -697,7 +697,12 @@ class ReadIndex:
 
     def held(self, ns: str) -> Stamp | None:
         """The version ``ns`` is held at (None: not held): a recall may search it as it is
-        and read the store's version with its results (``still``), one query fewer."""
+        and read the store's version with its results (``still``), one query fewer. Not
+        while a commit of this process is on its way to the index: it may be in the store
+        already, before the recall began, and so must be in its answer (the recall checks
+        the version first, beside its embedding, and waits for it then)."""
+        if self.backend.committing(ns):
+            return None
         space = self._spaces.get(ns)
         return None if space is None else space.stamp
 
@@ -706,9 +711,10 @@ class ReadIndex:
         (read after the search): nothing came in between but this process's own commits,
         written through. Else a write of another process may have come before the search
         started, and the search is run again, checked first. A commit of this process that
-        the store has and the index not yet is waited for: the recall ran beside it, and
-        either answer is one a recall beside a write may give (as when the store, read, is
-        still at the version searched and the index has since moved on)."""
+        the store has and the index not yet is waited for: it began after the search was
+        held (``held`` holds nothing while one is on its way), so the recall ran beside it,
+        and either answer is one a recall beside a write may give (as when the store, read,
+        is still at the version searched and the index has since moved on)."""
         if store == searched:
             return True
         space = self._spaces.get(ns)

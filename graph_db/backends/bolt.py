@@ -473,6 +473,12 @@ class GraphBackend:
                 log.info("a record was gone when read (a concurrent writer's): retrying")
         raise AssertionError("unreachable")
 
+    def committing(self, ns: str) -> bool:
+        """Whether a commit of this process to ``ns`` is between the engine and the
+        listeners now."""
+        with self._settled:
+            return bool(self._committing[ns])
+
     def settle(self, ns: str, timeout: float = 5.0) -> bool:
         """Wait until no commit of this process to ``ns`` is between the engine and the
         listeners (at most ``timeout`` s); whether one was. A read index that finds the
