@@ -224,8 +224,10 @@ class SearchIn(BaseModel):
     min_similarity: float | None = Field(default=None, ge=-1, le=1)
 
 
+#: a call's settings: name -> value (``LiquidGraph.tuned``)
+Settings = dict[str, bool | float | None]
 Tuning = Annotated[
-    dict[str, bool | float | None] | None,
+    Settings | None,
     Field(description="Tunable settings for this call only (GET .../settings lists them)."),
 ]
 
@@ -602,7 +604,7 @@ def create_app(
     return app
 
 
-def _tuned(graph: LiquidGraph, settings: dict[str, bool | float | None] | None) -> LiquidGraph:
+def _tuned(graph: LiquidGraph, settings: Settings | None) -> LiquidGraph:
     return graph.tuned(**settings) if settings else graph
 
 

@@ -80,6 +80,26 @@ def _names(reads):
 
 
 @contextmanager
+def write_through_held(graph):
+    """While inside, this process's commits are held between the engine and the read index
+    (a listener ahead of the index's waits): yields (a commit came, release it); released on
+    the way out. A writer held must be joined inside: the listener goes on the way out, and
+    a list changed while a commit walks it skips the next listener (the index's)."""
+    committed, release = threading.Event(), threading.Event()
+
+    def held(commit):
+        committed.set()
+        release.wait(60)
+
+    graph.backend.on_commit.insert(0, held)
+    try:
+        yield committed, release
+    finally:
+        release.set()
+        graph.backend.on_commit.remove(held)
+
+
+@contextmanager
 def index_off(graph):
     kept = graph.search_engine.index
     graph.search_engine.index = None
@@ -385,28 +405,22 @@ def test_a_recall_during_this_process_own_commit_waits_for_its_write_through(gra
     memories back (at 100k, a hub's edges took 130-180 ms to read back)."""
     graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     assert _recalled(graph, ns, "where is the spare key", k=1)
-    index, listeners = graph.read_index, graph.backend.on_commit
+    index = graph.read_index
     catch_ups, builds = index.catch_ups, index.builds
-    committed, release, written = threading.Event(), threading.Event(), []
-
-    def held(commit):  # told before the index: the commit is in the store, not in the index
-        committed.set()
-        release.wait(60)
+    written: list[str] = []
 
     def write():
         written.append(graph.add_episode(ns, "The spare key is now in the red mailbox"))
 
-    listeners.insert(0, held)
     writer = threading.Thread(target=write)
-    try:
+    # told before the index: the commit is in the store, not in the index
+    with write_through_held(graph) as (committed, release):
         writer.start()
         assert committed.wait(60)
         threading.Timer(0.3, release.set).start()
         found = _recalled(graph, ns, "red mailbox spare key", k=1)
-    finally:
         release.set()
-        writer.join(60)
-        listeners.remove(held)
+        writer.join(60)  # its listeners all told before the held one goes
     assert found == written
     assert (index.catch_ups, index.builds) == (catch_ups, builds)
     graph.forget_namespace(ns)
@@ -849,12 +863,6 @@ def test_a_recall_that_meets_its_own_processs_commit_keeps_its_answer(graph, ns,
     answer and is not run again (another process's write makes it: the test below)."""
     graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     assert _recalled(graph, ns, "where is the spare key", k=1)  # held
-    held, release = threading.Event(), threading.Event()
-
-    def hold(commit):  # ahead of the read index's listener: its write-through waits
-        held.set()
-        release.wait(30)
-
     main, reads, read = threading.get_ident(), [], graph.backend.read
     written: list[list[str]] = []
     writer = threading.Thread(
@@ -869,24 +877,24 @@ def test_a_recall_that_meets_its_own_processs_commit_keeps_its_answer(graph, ns,
             return read(name, **params)
         if landed == "after the read":
             rows = read(name, **params)
+            release.set()
             writer.start()  # committed and written through before the check
             writer.join(30)
             return rows
-        graph.backend.on_commit.insert(0, hold)
         writer.start()
-        assert held.wait(30)  # committed, not written through
+        assert committed.wait(30)  # committed, not written through
         threading.Timer(0.3, release.set).start()
         return read(name, **params)
 
     graph.backend.read = counted
-    try:
-        hits = graph.recall(ns, "which instrument am I learning", k=1, fire=False)
-    finally:
-        graph.backend.read = read
-        release.set()
-        if hold in graph.backend.on_commit:
-            graph.backend.on_commit.remove(hold)
-    writer.join(30)
+    with write_through_held(graph) as (committed, release):
+        try:
+            hits = graph.recall(ns, "which instrument am I learning", k=1, fire=False)
+        finally:
+            graph.backend.read = read
+            release.set()
+            if writer.ident:  # started: its commit's listeners told before the held one goes
+                writer.join(30)
     assert [h.memory.text for h in hits] == ["I started learning the cello in January"]
     assert reads == ["recall_results"]  # the store's version came with the results: kept
     assert written and _recalled(graph, ns, "I sold the cello", k=1) == written[0]

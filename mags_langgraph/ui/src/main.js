@@ -358,14 +358,7 @@ function renderKnobs(group, box) {
       type: "number", min, max: s.maximum ?? undefined, step: isInt ? 1 : "any", value: value ?? "",
       placeholder: nullable ? "none" : undefined, name: s.name, "data-knob": s.name,
     });
-    const changed = value !== s.value;
-    const row = el(
-      `div.knob${changed ? ".changed" : ""}`,
-      { title: s.description ?? "" },
-      el("div.knob-head", {}, el("span.knob-name", {}, s.name), el("span.knob-default.muted", {}, `default ${nullable ? "none" : fmtNum(s.value)}`)),
-      el("div.knob-ctl", {}, range, number),
-      s.description ? el("div.knob-desc.muted", {}, s.description) : null,
-    );
+    const row = knobRow(s, value !== s.value, el("span.knob-name", {}, s.name), nullable ? "none" : fmtNum(s.value), el("div.knob-ctl", {}, range, number));
     const set = (raw) => {
       if (nullable && String(raw).trim() === "") {
         state.knobs[s.name] = null;
@@ -397,19 +390,26 @@ function renderKnobs(group, box) {
   );
 }
 
-// A yes/no setting: a checkbox, marked changed when it differs from the store's value.
-function switchKnob(s) {
-  const box = el("input", { type: "checkbox", name: s.name, "data-knob": s.name, "aria-label": s.name });
-  box.checked = Boolean(state.knobs[s.name]);
-  const row = el(
-    `div.knob${box.checked !== s.value ? ".changed" : ""}`,
+// One knob's row: its name, the store's value, the control (if apart from the name) and
+// what it does; marked changed while it differs from the store's value.
+function knobRow(s, changed, name, stored, ctl = null) {
+  return el(
+    `div.knob${changed ? ".changed" : ""}`,
     { title: s.description ?? "" },
-    el("div.knob-head", {}, el("label.knob-name", {}, box, ` ${s.name}`), el("span.knob-default.muted", {}, `default ${s.value ? "on" : "off"}`)),
+    el("div.knob-head", {}, name, el("span.knob-default.muted", {}, `default ${stored}`)),
+    ctl,
     s.description ? el("div.knob-desc.muted", {}, s.description) : null,
   );
-  box.addEventListener("change", () => {
-    state.knobs[s.name] = box.checked;
-    row.classList.toggle("changed", box.checked !== s.value);
+}
+
+// A yes/no setting: a checkbox in its name.
+function switchKnob(s) {
+  const input = el("input", { type: "checkbox", name: s.name, "data-knob": s.name, "aria-label": s.name });
+  input.checked = Boolean(state.knobs[s.name]);
+  const row = knobRow(s, input.checked !== s.value, el("label.knob-name", {}, input, ` ${s.name}`), s.value ? "on" : "off");
+  input.addEventListener("change", () => {
+    state.knobs[s.name] = input.checked;
+    row.classList.toggle("changed", input.checked !== s.value);
   });
   return row;
 }
