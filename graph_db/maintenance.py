@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+from tqdm import tqdm
 
 from graph_db import clock
 from graph_db.backends import GraphBackend, Tx
@@ -57,6 +58,9 @@ PRUNE_SHARE, VITALS_SHARE, BIRTHS_SHARE = 0.35, 0.75, 0.9
 # finds its due memories among its own (a read of each: ~50 ms at 10k on ArcadeDB), not in
 # the store's due range, which holds every namespace's (``due_for_vitals_by_ns.cypher``)
 DUE_BY_NS_UP_TO = 10_000
+#: a step of a pass over at least this many memories shows a progress bar (a full pass of a
+#: large namespace: minutes a step at 1M; an incremental pass visits ``maintain_batch``)
+PROGRESS_MIN = 50_000
 
 
 class MaintenanceReport(BaseModel):
@@ -398,7 +402,7 @@ class Maintainer:
             for mid, core in cores.items()
             if stored.get(mid) != core or (old is not None and (core >= old) != (core >= protect))
         ]
-        for page in _pages(changed, self.PAGE):
+        for page in _pages(changed, self.PAGE, f"memory_cores_set: {ns}"):
             self.backend.write("memory_cores_set", ns=ns, rows=page, now=now)
         return protect
 
@@ -429,7 +433,7 @@ class Maintainer:
         totals: Counter = Counter()
         done = 0
         size = self.PAGE if deadline is None else self.BUDGET_PAGE
-        for page in _pages(ids, size):
+        for page in _pages(ids, size, f"{name}: {ns}"):
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
@@ -454,7 +458,7 @@ class Maintainer:
         """Triadic closure around the centres whose edges changed since ``since``: (edges
         born, whether every centre was looked at)."""
         s, births = self.settings, 0
-        for page in _pages(centres, self.TRIADIC_PAGE):
+        for page in _pages(centres, self.TRIADIC_PAGE, f"triadic_close: {ns}"):
             late = deadline is not None and time.perf_counter() >= deadline
             if births >= s.maintain_batch or late:
                 return births, False
@@ -476,7 +480,7 @@ class Maintainer:
 
     def _dying(self, ns: str, ids: list[str], now: float) -> list[str]:
         s, dying = self.settings, []
-        for page in _pages(ids, self.PAGE):
+        for page in _pages(ids, self.PAGE, f"forget_candidates: {ns}"):
             rows = self.backend.read(
                 "forget_candidates",
                 ns=ns,
@@ -498,9 +502,14 @@ class Maintainer:
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
 
 
-def _pages(items: list[Any], size: int) -> Iterator[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
+def _pages(items: list[Any], size: int, desc: str | None = None) -> Iterator[list[Any]]:
+    """``items`` in lists of ``size``, with a progress bar named ``desc`` past
+    ``PROGRESS_MIN`` of them."""
+    quiet = desc is None or len(items) < PROGRESS_MIN
+    with tqdm(total=len(items), disable=quiet, unit="memory", leave=False, desc=desc) as bar:
+        for i in range(0, len(items), size):
+            yield items[i : i + size]
+            bar.update(min(size, len(items) - i))
 
 
 def _first_row(rows: list[dict[str, Any]]) -> dict[str, Any]:

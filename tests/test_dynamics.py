@@ -414,6 +414,25 @@ def test_maintain_prunes_decayed_edges_keeps_permanent_and_reports_cores(graph, 
     assert protected == {a, b, c, d}
 
 
+def test_a_full_pass_over_a_large_namespace_shows_each_steps_progress(
+    graph, ns, monkeypatch, capsys
+):
+    """A full pass visits every memory, a step at a time (minutes a step at 1M memories):
+    past PROGRESS_MIN memories (here every namespace is large) each step shows a progress
+    bar of the memories it goes through, their number known; a smaller one stays quiet."""
+    from graph_db import maintenance
+
+    ids = _turns(graph, ns, [("x", f"note {n}") for n in "abc"])
+    capsys.readouterr()
+    graph.maintain(ns, now=1.0, full=True)
+    assert "memory_vitals" not in capsys.readouterr().err
+    monkeypatch.setattr(maintenance, "PROGRESS_MIN", 1)
+    graph.maintain(ns, now=2.0, full=True)
+    err = capsys.readouterr().err
+    for step in ("edges_prune", "memory_vitals", "triadic_close", "forget_candidates"):
+        assert f"{step}: {ns}:   0%|          | 0/{len(ids)} [" in err
+
+
 def test_after_the_first_pass_maintenance_visits_only_what_is_due(graph, ns):
     import time
 
