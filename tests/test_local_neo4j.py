@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -48,6 +49,7 @@ def test_loopback_only_password_required_and_the_jvm_dies_with_its_owner(prerequ
     owner = subprocess.Popen(
         [sys.executable, str(OWNER)], stdout=subprocess.PIPE, text=True, cwd=OWNER.parent
     )
+    started: dict = {}
     try:
         line = owner.stdout.readline()
         assert line, "the owner process exited before Neo4j served"
@@ -70,6 +72,8 @@ def test_loopback_only_password_required_and_the_jvm_dies_with_its_owner(prerequ
     finally:
         if owner.poll() is None:
             owner.kill()
+        if started:  # the killed owner's temporary home: left in /tmp by every run before
+            shutil.rmtree(started["home"], ignore_errors=True)
 
 
 def test_the_launcher_files_ship_with_the_package():

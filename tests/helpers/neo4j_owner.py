@@ -1,5 +1,6 @@
 """A process that owns a local Neo4j (run as a script): prints its endpoint and JVM pid,
-then waits until killed, so a test can kill it and watch the JVM follow."""
+then waits until killed, so a test can kill it and watch the JVM follow (the server's
+temporary home is then the test's to remove: nothing of the owner runs after a SIGKILL)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ from graph_db.backends.local_neo4j import LocalNeo4j
 def main() -> None:
     server = LocalNeo4j(heap="512m", pagecache_mb=64)
     endpoint = server.start()
-    print(json.dumps({"uri": endpoint.uri, "password": endpoint.password, "pid": server.pid}))
+    home = str(server.home)
+    print(
+        json.dumps(
+            {"uri": endpoint.uri, "password": endpoint.password, "pid": server.pid, "home": home}
+        )
+    )
     sys.stdout.flush()
     while True:
         time.sleep(60)
