@@ -41,13 +41,13 @@ from contextlib import contextmanager
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from tqdm import tqdm
 
 from graph_db import clock
 from graph_db.backends import GraphBackend, Tx
 from graph_db.backends.bolt import TxBackend
 from graph_db.dynamics import DAY_S, DecayParams
 from graph_db.errors import EngineError, InvalidInputError
+from graph_db.progress import progress
 from graph_db.settings import GraphSettings
 
 log = logging.getLogger(__name__)
@@ -58,9 +58,6 @@ PRUNE_SHARE, VITALS_SHARE, BIRTHS_SHARE = 0.35, 0.75, 0.9
 # finds its due memories among its own (a read of each: ~50 ms at 10k on ArcadeDB), not in
 # the store's due range, which holds every namespace's (``due_for_vitals_by_ns.cypher``)
 DUE_BY_NS_UP_TO = 10_000
-#: a step of a pass over at least this many memories shows a progress bar (a full pass of a
-#: large namespace: minutes a step at 1M; an incremental pass visits ``maintain_batch``)
-PROGRESS_MIN = 50_000
 
 
 class MaintenanceReport(BaseModel):
@@ -502,11 +499,10 @@ class Maintainer:
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
 
 
-def _pages(items: list[Any], size: int, desc: str | None = None) -> Iterator[list[Any]]:
-    """``items`` in lists of ``size``, with a progress bar named ``desc`` past
-    ``PROGRESS_MIN`` of them."""
-    quiet = desc is None or len(items) < PROGRESS_MIN
-    with tqdm(total=len(items), disable=quiet, unit="memory", leave=False, desc=desc) as bar:
+def _pages(items: list[Any], size: int, desc: str) -> Iterator[list[Any]]:
+    """``items`` in lists of ``size``, with a progress bar named ``desc`` (``progress``: a
+    full pass of a large namespace; an incremental one visits ``maintain_batch``)."""
+    with progress(len(items), desc) as bar:
         for i in range(0, len(items), size):
             yield items[i : i + size]
             bar.update(min(size, len(items) - i))

@@ -58,7 +58,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from graph_db import adjacency, index_file
 from graph_db.adjacency import Adjacency, Step
@@ -66,6 +65,7 @@ from graph_db.backends import GraphBackend
 from graph_db.backends.bolt import CHANGES_KEPT, LINKS, Commit, change_key
 from graph_db.columns import Columns, pick
 from graph_db.lexicon import Lexicon, best, order_of, top_k
+from graph_db.progress import progress
 from graph_db.row_table import RowTable
 from graph_db.vecpack import as_dict, unpack_rows
 
@@ -80,8 +80,6 @@ Stamp = tuple[str | None, int | None]
 #: a label of at least this many memories is searched on the index's own thread, beside the
 #: other label and the full-text search (below it the hand-over costs what it saves)
 SIDE_SEARCH_MIN = 5_000
-#: a namespace of at least this many memories shows a progress bar while it is read whole
-PROGRESS_MIN = 50_000
 #: a label's own vectors are searched exactly up to this many, through HNSW past it (the
 #: default of ``MAGS_READ_INDEX_EXACT_BELOW``, handed down to the blocks)
 EXACT_BELOW = 10_000
@@ -865,13 +863,13 @@ class ReadIndex:
 
     def _build(self, ns: str) -> _Space:
         """Read ``ns`` whole, with its version, in one read transaction: each memory held as
-        it arrives (with a progress bar past ``PROGRESS_MIN`` memories: ~5 minutes at 1M)."""
+        it arrives (with a progress bar from ``progress.PROGRESS_MIN`` memories: ~5 minutes at
+        1M)."""
 
         def read(tx: Any) -> _Space:
             space = _Space(self.version(tx.run, ns), self.dim, self.exact_below, self.ef)
             total = tx.run("memory_count", ns=ns)[0]["memories"]
-            with tqdm(total=total, disable=total < PROGRESS_MIN, unit="memory", leave=False,
-                      desc=f"read index: {ns}") as bar:  # fmt: skip
+            with progress(total, f"read index: {ns}") as bar:
                 for r in tx.stream("index_memories", ns=ns):
                     space.put(r)
                     bar.update()

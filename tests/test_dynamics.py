@@ -420,13 +420,13 @@ def test_a_full_pass_over_a_large_namespace_shows_each_steps_progress(
     """A full pass visits every memory, a step at a time (minutes a step at 1M memories):
     past PROGRESS_MIN memories (here every namespace is large) each step shows a progress
     bar of the memories it goes through, their number known; a smaller one stays quiet."""
-    from graph_db import maintenance
+    from graph_db import progress
 
     ids = _turns(graph, ns, [("x", f"note {n}") for n in "abc"])
     capsys.readouterr()
     graph.maintain(ns, now=1.0, full=True)
     assert "memory_vitals" not in capsys.readouterr().err
-    monkeypatch.setattr(maintenance, "PROGRESS_MIN", 1)
+    monkeypatch.setattr(progress, "PROGRESS_MIN", 1)
     graph.maintain(ns, now=2.0, full=True)
     err = capsys.readouterr().err
     for step in ("edges_prune", "memory_vitals", "triadic_close", "forget_candidates"):

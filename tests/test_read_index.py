@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from graph_db import MagsError, read_index
+from graph_db import MagsError, progress, read_index
 from graph_db.dynamics import DecayParams
 from tests.helpers.workers import (
     delete_elsewhere,
@@ -678,7 +678,7 @@ def test_a_large_namespace_read_whole_shows_its_progress(graph, ns, monkeypatch,
     ids = graph.add_episodes(ns, [{"text": t, "session_id": "s"} for t in TURNS])
     graph.add_facts(ns, [{"subject": "Lena", "predicate": "lives_in", "object": "Porto",
                           "source_episode_id": ids[1]}])  # fmt: skip
-    monkeypatch.setattr(read_index, "PROGRESS_MIN", 1)
+    monkeypatch.setattr(progress, "PROGRESS_MIN", 1)
     graph.read_index.forget(ns)
     capsys.readouterr()
     assert _recalled(graph, ns, "where does Lena live", k=3)
