@@ -1,5 +1,5 @@
 """The local Neo4j that tests and developers run: loopback only, its password required, and
-no JVM outlives the process that started it, however that process ends."""
+no JVM (nor its temporary home) outlives the process that started it, however that ends."""
 
 from __future__ import annotations
 
@@ -69,10 +69,11 @@ def test_loopback_only_password_required_and_the_jvm_dies_with_its_owner(prerequ
         owner.wait(timeout=30)
         _, alive = psutil.wait_procs([jvm], timeout=120)
         assert not alive, "the JVM outlived the process that started it"
+        assert not Path(started["home"]).exists(), "the killed owner's temporary home is left"
     finally:
         if owner.poll() is None:
             owner.kill()
-        if started:  # the killed owner's temporary home: left in /tmp by every run before
+        if started:
             shutil.rmtree(started["home"], ignore_errors=True)
 
 

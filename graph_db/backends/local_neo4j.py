@@ -6,7 +6,8 @@ Java and Maven do. ``neo4j/pom.xml`` pins the versions; Maven fetches them into 
 repository once (the resolved classpath is cached); ``neo4j/MagsNeo4j.java`` is run by a
 JDK >= 25 from source. The child listens on 127.0.0.1 (a free port unless one is given), with
 a generated password, and stops when this process closes its stdin: at ``stop()``, at exit,
-or when this process dies in any way (kill -9 included), so no JVM outlives its parent.
+or when this process dies in any way (kill -9 included), so no JVM outlives its parent; a
+temporary home (no ``home`` given) is deleted by the JVM as it exits.
 
     with LocalNeo4j() as neo4j:
         graph = LiquidGraph(neo4j.settings())
@@ -197,6 +198,7 @@ class LocalNeo4j:
                 str(self.home / "plugins"),
                 str(self.port),
                 str(self.pagecache_mb),
+                *([self._tmp] if self._tmp else []),  # the JVM deletes it, its parent dead or not
             ]
             env = {**os.environ, "MAGS_NEO4J_INITIAL_PASSWORD": self.password}
             with open(self.log_path, "wb") as log:

@@ -1,6 +1,6 @@
 """A process that owns a local Neo4j (run as a script): prints its endpoint and JVM pid,
-then waits until killed, so a test can kill it and watch the JVM follow (the server's
-temporary home is then the test's to remove: nothing of the owner runs after a SIGKILL)."""
+then waits until killed, so a test can kill it and watch the JVM follow and its temporary
+home go (nothing of the owner runs after a SIGKILL: the JVM deletes it)."""
 
 from __future__ import annotations
 

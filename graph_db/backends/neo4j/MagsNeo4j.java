@@ -1,10 +1,15 @@
 // A Neo4j Community server for MAGS's tests and developers, run by the JDK from source:
-//   java -cp <classpath> MagsNeo4j.java HOME PLUGINS PORT PAGECACHE
+//   java -cp <classpath> MagsNeo4j.java HOME PLUGINS PORT PAGECACHE [TEMPORARY_ROOT]
 // Bolt on 127.0.0.1 only (PORT 0: a free port), auth on, the password of user neo4j taken from
 // the environment (MAGS_NEO4J_INITIAL_PASSWORD, never the command line). Prints
 // "READY bolt://127.0.0.1:PORT" once it serves, and stops when its standard input closes:
-// the parent that started it exited, however it ended. graph_db/backends/local_neo4j.py runs it.
+// the parent that started it exited, however it ended. TEMPORARY_ROOT (a folder holding HOME and
+// PLUGINS) is deleted once the server has shut down: a parent killed by SIGKILL cannot delete it.
+// graph_db/backends/local_neo4j.py runs it.
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import org.neo4j.configuration.GraphDatabaseSettings;
@@ -19,8 +24,8 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 public class MagsNeo4j {
   public static void main(String[] args) throws Exception {
-    if (args.length != 4) {
-      System.err.println("usage: MagsNeo4j HOME PLUGINS PORT PAGECACHE_MB");
+    if (args.length != 4 && args.length != 5) {
+      System.err.println("usage: MagsNeo4j HOME PLUGINS PORT PAGECACHE_MB [TEMPORARY_ROOT]");
       System.exit(2);
     }
     String password = System.getenv("MAGS_NEO4J_INITIAL_PASSWORD");
@@ -38,7 +43,13 @@ public class MagsNeo4j {
             .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(Long.parseLong(args[3])))
             .setConfig(GraphDatabaseSettings.keep_logical_logs, "2 files")
             .build();
-    Runtime.getRuntime().addShutdownHook(new Thread(dbms::shutdown));
+    Path temporary = args.length == 5 ? Path.of(args[4]) : null;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      dbms.shutdown();
+      if (temporary != null) {
+        delete(temporary);
+      }
+    }));
     dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
         .executeTransactionally(
             "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
@@ -51,5 +62,14 @@ public class MagsNeo4j {
       // nothing is read from the parent: its end closes the pipe
     }
     System.exit(0);
+  }
+
+  // Deepest first; a symbolic link (the plugin jars) is removed, not followed.
+  private static void delete(Path root) {
+    try (var paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      System.err.println("could not delete " + root + ": " + e);
+    }
   }
 }
