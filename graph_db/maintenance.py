@@ -426,12 +426,13 @@ class Maintainer:
         self, deadline: float | None, name: str, ns: str, ids: list[str], **params: Any
     ) -> tuple[Counter, int]:
         """Run write query ``name`` over ``ids`` a page at a time: its counts summed, and
-        how many ids were done (no new page once ``deadline`` has passed)."""
+        how many ids were done (no page after the first once ``deadline`` has passed: a
+        pass whose reads alone outlast its budget still moves on)."""
         totals: Counter = Counter()
         done = 0
         size = self.PAGE if deadline is None else self.BUDGET_PAGE
         for page in _pages(ids, size, f"{name}: {ns}"):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if done and deadline is not None and time.perf_counter() >= deadline:
                 break
             for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
                 totals.update({k: int(v or 0) for k, v in row.items() if not isinstance(v, list)})
@@ -453,10 +454,10 @@ class Maintainer:
         self, ns: str, centres: list[str], now: float, since: float, deadline: float | None
     ) -> tuple[int, bool]:
         """Triadic closure around the centres whose edges changed since ``since``: (edges
-        born, whether every centre was looked at)."""
+        born, whether every centre was looked at); the first page whatever ``deadline``."""
         s, births = self.settings, 0
-        for page in _pages(centres, self.TRIADIC_PAGE, f"triadic_close: {ns}"):
-            late = deadline is not None and time.perf_counter() >= deadline
+        for i, page in enumerate(_pages(centres, self.TRIADIC_PAGE, f"triadic_close: {ns}")):
+            late = i and deadline is not None and time.perf_counter() >= deadline
             if births >= s.maintain_batch or late:
                 return births, False
             rows = self.backend.write(

@@ -399,8 +399,9 @@ class GraphSettings(MagsSettings):
         default=2.5,
         gt=0,
         description="Seconds an incremental pass may spend (the k-core decomposition not "
-        "counted): pruning and visiting stop between pages once their share is spent, and "
-        "what was not reached stays due for the next pass. None: only maintain_batch bounds.",
+        "counted): pruning and visiting stop between pages once their share is spent (each "
+        "takes its first page whatever the time), and what was not reached stays due for the "
+        "next pass. None: only maintain_batch bounds.",
     )
     vitals_refresh_days: float = Field(
         default=7.0,
