@@ -318,11 +318,19 @@ class Recaller:
 
     # -- 1. candidates ---------------------------------------------------------------
     def begin(
-        self, ns: str, queries: list[str], labels: list[str], lexical: bool, ahead: bool = True
+        self,
+        ns: str,
+        queries: list[str],
+        labels: list[str],
+        lexical: bool,
+        ahead: bool = True,
+        derived: int = 0,
     ) -> Begun:
         """What a recall of ``queries`` can do before their embedding, started now on the
         recall's threads while the caller embeds them: the read index's version check and
-        (if ``lexical``) the full-text searches, which need the words only.
+        (if ``lexical``) the full-text searches, which need the words only. The last
+        ``derived`` queries (name-free) are searched in full text only with
+        ``recall_name_free_fulltext``.
 
         With ``ahead``, a namespace the index holds is searched as held and the check comes
         with the results (the version it was held at: ``_results``); a query a recall fewer
@@ -339,16 +347,20 @@ class Recaller:
             checked = self._pool.submit(index.version, run, ns)
         if not lexical:
             return Begun(checked)
+        worded = queries
+        if derived and not self.settings.recall_name_free_fulltext:
+            worded = queries[:-derived]
         if index is not None and self.searcher.fulltext_index is not None:  # in process
             lang = self.settings.stem_language
-            words = [fulltext_query(q, lang).split() for q in queries]
-            return Begun(
-                checked, self._pool.submit(self._fulltext, index, ns, labels, words, checked)
+            words = [fulltext_query(q, lang).split() for q in worded]
+            text = self._pool.submit(
+                self._fulltext, index, ns, labels, words, checked, len(queries)
             )
+            return Begun(checked, text)
         full = {
             (label, qi): self._pool.submit(self.searcher.fulltext, run, ns, label, q, kp, True)
             for label in labels
-            for qi, q in enumerate(queries)
+            for qi, q in enumerate(worded)
         }
         return Begun(checked, full=full)
 
@@ -359,10 +371,12 @@ class Recaller:
         labels: list[str],
         words: list[list[str]],
         checked: Future[Stamp] | Stamp,
+        queries: int,
     ) -> tuple[Stamp | None, Scored]:
-        """The read index's full-text hits of each list of ``words`` (``begin``), scored,
-        at the version ``checked`` (a job queued before this one on the same threads, first
-        in first out: never one that waits for a thread), and that version."""
+        """The read index's full-text hits of each list of ``words`` (``begin``; the first
+        of the ``queries``), scored, at the version ``checked`` (a job queued before this one
+        on the same threads, first in first out: never one that waits for a thread), and
+        that version."""
         stamp = _done(checked)
         kp = self.settings.recall_candidates
         text = index.find(self.backend.read, ns, labels, kp, None, words, stamp)[1]
@@ -371,7 +385,7 @@ class Recaller:
             for label in labels
             for qi, best in enumerate(text[label])
         }
-        return stamp, _scored(hits, len(words))
+        return stamp, _scored(hits, queries)
 
     def candidates(
         self, ns: str, queries: list[str], qv: np.ndarray, labels: list[str], begun: Begun
@@ -689,7 +703,7 @@ class Recaller:
         memory or of the anchor the walk reached it from; ``begun``: see ``begin`` (a
         namespace searched as held raises ``Moved`` when the store moved on meanwhile: the
         caller recalls again, checked first)."""
-        begun = begun or self.begin(ns, queries, labels, mode == "walk")
+        begun = begun or self.begin(ns, queries, labels, mode == "walk", derived=derived)
         searched = begun.searched
         now = clock.now()
         least = -2.0 if min_similarity is None else min_similarity  # cosines are >= -1

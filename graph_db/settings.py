@@ -296,6 +296,12 @@ class GraphSettings(MagsSettings):
         description="Also search each query without the names in it: turns that only greet "
         "someone by name match a question about that person too well.",
     )
+    recall_name_free_fulltext: bool = Field(
+        default=True,
+        description="Search the name-free queries in full text too, not by meaning alone: "
+        "their words are the asked query's less the names, so their hits count the same "
+        "words again.",
+    )
     recall_name_free_penalty: float = Field(
         default=0.75,
         ge=0,
@@ -492,6 +498,7 @@ TUNABLE: dict[str, Literal["recall", "maintenance"]] = {
     "recall_length_prior": "recall",
     "recall_length_cap": "recall",
     "recall_name_free": "recall",
+    "recall_name_free_fulltext": "recall",
     "recall_name_free_penalty": "recall",
     "walk_depth": "recall",
     "walk_threshold": "recall",

@@ -13,6 +13,8 @@ import pytest
 from test_dynamics_cypher import _clear_assoc, _link, _stored, _stored_many, _weights
 
 from graph_db import GraphSettings, InvalidInputError, LiquidGraph, clock
+from graph_db import recall as recall_module
+from graph_db import search as search_module
 from graph_db.dynamics import DAY_S, DecayParams, effective_weight
 from graph_db.liquid_graph import SCHEMA_VERSION
 from graph_db.maintenance import Maintainer
@@ -297,9 +299,20 @@ def test_recall_also_searches_the_query_without_its_names(graph, ns, monkeypatch
     monkeypatch.setattr(
         graph._engram, "embed", lambda texts: embedded.append(texts) or embed(texts)
     )
+    worded: set[str] = set()  # the texts searched in full text (in process or in the engine)
+    for module in (recall_module, search_module):
+        words = module.fulltext_query
+        monkeypatch.setattr(
+            module, "fulltext_query", lambda t, *a, w=words: worded.add(t) or w(t, *a)
+        )
     hits = graph.recall(ns, "What did Nate cook?", k=2, fire=False)
     assert embedded[-1] == ["What did Nate cook?", "What did cook?"]
+    assert worded == {"What did Nate cook?", "What did cook?"}
     assert hits[0].memory.text.startswith("I finally cooked")
+    worded.clear()  # searched by meaning alone: its words are the asked query's less the names
+    graph.tuned(recall_name_free_fulltext=False).recall(ns, "What did Nate cook?", fire=False)
+    assert embedded[-1] == ["What did Nate cook?", "What did cook?"]
+    assert worded == {"What did Nate cook?"}
     graph.recall(ns, "What did Nate cook?", k=2, fire=False, mode="vector")
     assert embedded[-1] == ["What did Nate cook?"]
     # a what-if turns it off (a knob of the UI, a trade `bench_dynamics --compare` times)
