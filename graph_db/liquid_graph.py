@@ -478,7 +478,8 @@ class LiquidGraph:
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         texts, lexical = [*queries, *derived], mode == "walk"
-        begun = self._recaller.begin(ns, texts, labels, lexical, derived=len(derived))  # now
+        # started now, to run beside the embedding
+        begun = self._recaller.begin(ns, texts, labels, lexical, derived=len(derived))
         qv = self._engram.embed(texts)
         asked = (texts, qv, k, labels, when, history, mode, len(derived), asker)
         with blas_threads(self.settings.blas_threads):

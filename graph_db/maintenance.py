@@ -457,7 +457,7 @@ class Maintainer:
         born, whether every centre was looked at); the first page whatever ``deadline``."""
         s, births = self.settings, 0
         for i, page in enumerate(_pages(centres, self.TRIADIC_PAGE, f"triadic_close: {ns}")):
-            late = i and deadline is not None and time.perf_counter() >= deadline
+            late = i > 0 and deadline is not None and time.perf_counter() >= deadline
             if births >= s.maintain_batch or late:
                 return births, False
             rows = self.backend.write(
