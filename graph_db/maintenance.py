@@ -373,11 +373,12 @@ class Maintainer:
     def _due(self, ns: str, name: str, now: float, memories: int | None) -> list[str]:
         """Query ``name``'s due memories: through the namespace's own when it held at most
         ``DUE_BY_NS_UP_TO`` memories at its last count (``memories``), else through the
-        store's due range (reading a large namespace whole would cost more)."""
+        store's due range (reading a large namespace whole would cost more); at most
+        ``maintain_batch``, the turns first (the query bounds each label)."""
         if memories is not None and memories <= DUE_BY_NS_UP_TO:
             name += "_by_ns"
-        rows = self.backend.read(name, ns=ns, now=now, limit=self.settings.maintain_batch)
-        return [r["id"] for r in rows]
+        limit = self.settings.maintain_batch
+        return [r["id"] for r in self.backend.read(name, ns=ns, now=now, limit=limit)][:limit]
 
     def _kcore(
         self,
