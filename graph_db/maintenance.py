@@ -52,7 +52,8 @@ from graph_db.settings import GraphSettings
 
 log = logging.getLogger(__name__)
 
-# shares of the time budget after which pruning, visiting and births stop (between pages)
+# shares of the time budget after which pruning, visiting and births stop (between pages,
+# each after its first: a pass whose reads outlast the budget still moves on)
 PRUNE_SHARE, VITALS_SHARE, BIRTHS_SHARE = 0.35, 0.75, 0.9
 # a namespace of at most this many memories (as its last full or k-core pass counted them)
 # finds its due memories among its own (a read of each: ~50 ms at 10k on ArcadeDB), not in

@@ -477,10 +477,18 @@ def test_after_the_first_pass_maintenance_visits_only_what_is_due(graph, ns, mon
 
     graph.settings.maintain_budget_s = 1e-9  # spent before the first page, which still runs
     monkeypatch.setattr(Maintainer, "BUDGET_PAGE", 1)
+    written: list[str] = []
+    write = graph.backend.write
+    monkeypatch.setattr(
+        graph.backend, "write", lambda name, **p: written.append(name) or write(name, **p)
+    )
     try:
         spent = graph.maintain(ns, now=now + 200)
     finally:
         graph.settings.maintain_budget_s = GraphSettings().maintain_budget_s
+        monkeypatch.setattr(graph.backend, "write", write)
+    # the vitals and the births around what was visited each took their one page
+    assert (written.count("memory_vitals"), written.count("triadic_close")) == (1, 1)
     # births' window stays open while work is left: the passes at the batch bound (one, two:
     # more may have been due) and the one out of budget did not move it past the quiet pass
     assert maintained_at() == now + 60

@@ -285,6 +285,13 @@ def test_due_memories_found_through_the_namespace_are_those_of_the_range(graph, 
     for form in (name, f"{name}_by_ns"):  # at most $limit a label, the turns first
         one = [r["id"] for r in graph.backend.read(form, ns=ns, now=now, limit=1)]
         assert len(one) == 2 and one[0] in {a, c} and one[1] == fact
+    # a pass takes at most maintain_batch of them, through either form (memories counted)
+    batch = maintenance.Maintainer(
+        graph.backend, graph.settings.model_copy(update={"maintain_batch": 1})
+    )
+    for counted in (None, 4):
+        assert batch._due(ns, name, now, counted)[0] in {a, c}
+        assert len(batch._due(ns, name, now, counted)) == 1
 
 
 def test_a_small_namespace_finds_its_due_memories_among_its_own(graph, ns, monkeypatch):

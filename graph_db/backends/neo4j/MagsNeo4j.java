@@ -4,14 +4,17 @@
 // the environment (MAGS_NEO4J_INITIAL_PASSWORD, never the command line). Prints
 // "READY bolt://127.0.0.1:PORT" once it serves, and stops when its standard input closes:
 // the parent that started it exited, however it ended. TEMPORARY_ROOT (a folder holding HOME and
-// PLUGINS) is deleted once the server has shut down: a parent killed by SIGKILL cannot delete it.
+// PLUGINS) is deleted once a server that served has shut down: a parent killed by SIGKILL cannot
+// delete it (a start that fails leaves it, and the log in it, to the parent).
 // graph_db/backends/local_neo4j.py runs it.
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.connectors.ConnectorPortRegister;
@@ -44,10 +47,14 @@ public class MagsNeo4j {
             .setConfig(GraphDatabaseSettings.keep_logical_logs, "2 files")
             .build();
     Path temporary = args.length == 5 ? Path.of(args[4]) : null;
+    AtomicBoolean served = new AtomicBoolean(); // a start that fails keeps its log for the parent
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      dbms.shutdown();
-      if (temporary != null) {
-        delete(temporary);
+      try {
+        dbms.shutdown();
+      } finally {
+        if (temporary != null && served.get()) {
+          delete(temporary);
+        }
       }
     }));
     dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME)
@@ -56,6 +63,7 @@ public class MagsNeo4j {
     var api = (GraphDatabaseAPI) dbms.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
     var bolt = api.getDependencyResolver().resolveDependency(ConnectorPortRegister.class)
         .getLocalAddress(ConnectorType.BOLT);
+    served.set(true);
     System.out.println("READY bolt://" + bolt);
     System.out.flush();
     while (System.in.read() != -1) {
@@ -68,7 +76,7 @@ public class MagsNeo4j {
   private static void delete(Path root) {
     try (var paths = Files.walk(root)) {
       paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
+    } catch (IOException | UncheckedIOException e) {
       System.err.println("could not delete " + root + ": " + e);
     }
   }
