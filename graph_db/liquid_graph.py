@@ -486,7 +486,9 @@ class LiquidGraph:
             try:
                 results, anchors = self._recaller.recall(ns, *asked, floor, begun)
             except Moved:  # another process wrote meanwhile: again, the version read first
-                begun = self._recaller.begin(ns, texts, labels, lexical, False, len(derived))
+                begun = self._recaller.begin(
+                    ns, texts, labels, lexical, ahead=False, derived=len(derived)
+                )
                 results, anchors = self._recaller.recall(ns, *asked, floor, begun)
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])

@@ -427,15 +427,12 @@ class Maintainer:
     def _write_pages(
         self, deadline: float | None, name: str, ns: str, ids: list[str], **params: Any
     ) -> tuple[Counter, int]:
-        """Run write query ``name`` over ``ids`` a page at a time: its counts summed, and
-        how many ids were done (no page after the first once ``deadline`` has passed: a
-        pass whose reads alone outlast its budget still moves on)."""
+        """Run write query ``name`` over ``ids`` a page at a time until ``deadline``
+        (``_pages``): its counts summed, and how many ids were done."""
         totals: Counter = Counter()
         done = 0
         size = self.PAGE if deadline is None else self.BUDGET_PAGE
-        for page in _pages(ids, size, f"{name}: {ns}"):
-            if done and deadline is not None and time.perf_counter() >= deadline:
-                break
+        for page in _pages(ids, size, f"{name}: {ns}", deadline):
             for row in self.backend.write(name, ns=ns, ids=page, **params)[:1]:
                 totals.update({k: int(v or 0) for k, v in row.items() if not isinstance(v, list)})
             done += len(page)
@@ -456,12 +453,11 @@ class Maintainer:
         self, ns: str, centres: list[str], now: float, since: float, deadline: float | None
     ) -> tuple[int, bool]:
         """Triadic closure around the centres whose edges changed since ``since``: (edges
-        born, whether every centre was looked at); the first page whatever ``deadline``."""
-        s, births = self.settings, 0
-        for i, page in enumerate(_pages(centres, self.TRIADIC_PAGE, f"triadic_close: {ns}")):
-            late = i > 0 and deadline is not None and time.perf_counter() >= deadline
-            if births >= s.maintain_batch or late:
-                return births, False
+        born, whether every centre was looked at before ``deadline``: ``_pages``)."""
+        s, births, looked = self.settings, 0, 0
+        for page in _pages(centres, self.TRIADIC_PAGE, f"triadic_close: {ns}", deadline):
+            if births >= s.maintain_batch:
+                break
             rows = self.backend.write(
                 "triadic_close",
                 ns=ns,
@@ -476,7 +472,8 @@ class Maintainer:
                 **DecayParams.of(s).as_params(),
             )
             births += _first(rows, "births")
-        return births, True
+            looked += len(page)
+        return births, looked == len(centres)
 
     def _dying(self, ns: str, ids: list[str], now: float) -> list[str]:
         s, dying = self.settings, []
@@ -502,11 +499,17 @@ class Maintainer:
             self.backend.write_tx(lambda tx, chunk=chunk: delete_memories(tx, ns, chunk))
 
 
-def _pages(items: list[Any], size: int, desc: str) -> Iterator[list[Any]]:
+def _pages(
+    items: list[Any], size: int, desc: str, deadline: float | None = None
+) -> Iterator[list[Any]]:
     """``items`` in lists of ``size``, with a progress bar named ``desc`` (``progress``: a
-    full pass of a large namespace; an incremental one visits ``maintain_batch``)."""
+    full pass of a large namespace; an incremental one visits ``maintain_batch``); none
+    after the first once ``deadline`` has passed (a pass whose reads alone outlast its
+    budget still moves on)."""
     with progress(len(items), desc) as bar:
         for i in range(0, len(items), size):
+            if i and deadline is not None and time.perf_counter() >= deadline:
+                return
             yield items[i : i + size]
             bar.update(min(size, len(items) - i))
 

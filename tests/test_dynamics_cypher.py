@@ -290,8 +290,9 @@ def test_due_memories_found_through_the_namespace_are_those_of_the_range(graph, 
         graph.backend, graph.settings.model_copy(update={"maintain_batch": 1})
     )
     for counted in (None, 4):
-        assert batch._due(ns, name, now, counted)[0] in {a, c}
-        assert len(batch._due(ns, name, now, counted)) == 1
+        due = batch._due(ns, name, now, counted)
+        assert due[0] in {a, c}
+        assert len(due) == 1
 
 
 def test_a_small_namespace_finds_its_due_memories_among_its_own(graph, ns, monkeypatch):
