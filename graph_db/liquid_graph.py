@@ -478,18 +478,17 @@ class LiquidGraph:
         if mode == "walk" and self.settings.recall_name_free:
             derived = [v for v in dict.fromkeys(map(name_free, queries)) if v and v not in queries]
         texts, lexical = [*queries, *derived], mode == "walk"
-        # started now, to run beside the embedding
-        begun = self._recaller.begin(ns, texts, labels, lexical, derived=len(derived))
+        begin = functools.partial(
+            self._recaller.begin, ns, texts, labels, lexical, derived=len(derived)
+        )
+        begun = begin()  # started now, to run beside the embedding
         qv = self._engram.embed(texts)
         asked = (texts, qv, k, labels, when, history, mode, len(derived), asker)
         with blas_threads(self.settings.blas_threads):
             try:
                 results, anchors = self._recaller.recall(ns, *asked, floor, begun)
             except Moved:  # another process wrote meanwhile: again, the version read first
-                begun = self._recaller.begin(
-                    ns, texts, labels, lexical, ahead=False, derived=len(derived)
-                )
-                results, anchors = self._recaller.recall(ns, *asked, floor, begun)
+                results, anchors = self._recaller.recall(ns, *asked, floor, begin(ahead=False))
         if fire and when is None:
             self._plasticity.after_recall(ns, anchors, [r.id for r in results])
         return results
